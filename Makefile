@@ -1,0 +1,86 @@
+# spark-rangejoin: every target installs what it needs first, so a fresh clone only runs
+# `make demo` or `make test`.
+SPARK_VERSION := 4.2.0
+SBT_VERSION   := $(shell sed -n 's/^sbt.version=//p' project/build.properties)
+PYTHON        ?= python3
+VENV          := .venv
+PY            := $(VENV)/bin/python
+TOOLS         := .tools
+SBT_LAUNCHER  := $(TOOLS)/sbt-launch-$(SBT_VERSION).jar
+JAR           := target/rangejoin-spark$(SPARK_VERSION)-0.1.0.jar
+PKG_JAR_DIR   := python/rangejoin/jars
+STAMP_PY      := $(VENV)/.installed-$(SPARK_VERSION)
+STAMP_PKG     := $(VENV)/.rangejoin-installed
+SCALA_SOURCES := $(shell find scala -name '*.scala' 2>/dev/null) build.sbt $(wildcard project/*.sbt project/*.scala)
+PY_SOURCES    := $(shell find python -name '*.py' -o -name 'pyproject.toml' 2>/dev/null)
+
+# sbt only reaches Maven Central: project/repositories plus sbt.override.build.repos.
+SBT := java -Xmx3g -Xss4m \
+  -Dsbt.override.build.repos=true \
+  -Dsbt.repository.config=project/repositories \
+  -Dsbt.boot.directory=$(TOOLS)/sbt-boot \
+  -Dsbt.global.base=$(TOOLS)/sbt-global \
+  -Dsbt.ivy.home=$(TOOLS)/ivy \
+  -Dsbt.coursier.home=$(TOOLS)/coursier \
+  -Dsbt.server.forcestart=false -Dsbt.log.noformat=true -Dsbt.supershell=false \
+  -Dspark.version=$(SPARK_VERSION) \
+  -jar $(SBT_LAUNCHER)
+
+export PYSPARK_PYTHON := $(abspath $(PY))
+export SPARK_VERSION
+
+.PHONY: build demo test test-scala test-python bench fmt lint clean
+
+## build: venv, sbt, the jar, and the rangejoin package with the jar inside it.
+build: $(STAMP_PKG)
+
+$(SBT_LAUNCHER):
+	mkdir -p $(TOOLS)
+	mvn -q dependency:copy -Dartifact=org.scala-sbt:sbt-launch:$(SBT_VERSION) \
+	  -DoutputDirectory=$(TOOLS) -Dmdep.stripVersion=true
+	mv $(TOOLS)/sbt-launch.jar $@
+
+$(STAMP_PY): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -r requirements.txt "pyspark==$(SPARK_VERSION)"
+	touch $@
+
+$(JAR): $(SBT_LAUNCHER) $(SCALA_SOURCES)
+	$(SBT) package
+
+$(STAMP_PKG): $(STAMP_PY) $(JAR) $(PY_SOURCES)
+	rm -rf $(PKG_JAR_DIR) && mkdir -p $(PKG_JAR_DIR)
+	cp $(JAR) $(PKG_JAR_DIR)/
+	echo "$(SPARK_VERSION)" > $(PKG_JAR_DIR)/SPARK_VERSION
+	$(VENV)/bin/pip install -q --no-deps --force-reinstall ./python
+	touch $@
+
+## demo: the 1M-row employees anomaly self-join, accelerated and vanilla.
+demo: build
+	$(PY) benchmarks/demo.py
+
+## test: Scala suites (differential against vanilla Spark), then pytest.
+test: test-scala test-python
+
+test-scala: $(SBT_LAUNCHER) build
+	$(SBT) test
+
+test-python: build
+	$(PY) -m pytest -q tests
+
+## bench: the acceptance benchmarks against vanilla Spark and DuckDB.
+bench: build
+	$(PY) benchmarks/anomaly_benchmark.py
+
+fmt: $(SBT_LAUNCHER) $(STAMP_PY)
+	$(SBT) scalafmtAll scalafmtSbt
+	$(VENV)/bin/ruff format python tests benchmarks
+
+lint: $(SBT_LAUNCHER) $(STAMP_PY)
+	$(SBT) scalafmtCheckAll scalafmtSbtCheck
+	$(VENV)/bin/ruff check python tests benchmarks
+	$(VENV)/bin/ruff format --check python tests benchmarks
+
+clean:
+	rm -rf target project/target project/project $(PKG_JAR_DIR) $(VENV)

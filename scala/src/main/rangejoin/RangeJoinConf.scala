@@ -1,0 +1,59 @@
+package rangejoin
+
+import org.apache.spark.sql.internal.SQLConf
+
+/**
+ * One typed configuration key: its name, documentation, default and parser.
+ *
+ * Keys are read from the session's SQL conf each time a query is planned, so
+ * `spark.conf.set(key, value)` at runtime takes effect for the next query. A value that does not
+ * parse fails with an error that names the key and the allowed values.
+ */
+final case class ConfEntry[T](
+    key: String,
+    doc: String,
+    default: T,
+    allowed: String,
+    parse: String => Option[T]) {
+
+  /** This entry's value in `conf`, or its default when unset. */
+  def get(conf: SQLConf): T = conf.getConfString(key, null) match {
+    case null => default
+    case raw =>
+      parse(raw.trim).getOrElse(
+        throw new IllegalArgumentException(
+          s"Invalid value '$raw' for configuration $key: allowed values are $allowed."))
+  }
+}
+
+/** Every configuration key of spark-rangejoin. The README's table lists the same keys. */
+object RangeJoinConf {
+  private def booleanEntry(key: String, doc: String, default: Boolean): ConfEntry[Boolean] =
+    ConfEntry[Boolean](key, doc, default, "true, false", _.toLowerCase match {
+      case "true" => Some(true)
+      case "false" => Some(false)
+      case _ => None
+    })
+
+  private def positiveIntEntry(key: String, doc: String, default: Int): ConfEntry[Int] =
+    ConfEntry[Int](key, doc, default, "an integer from 1 to 2147483647", _.toIntOption.filter(_ > 0))
+
+  val Enabled: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.enabled",
+    "Master switch. When false, every join is planned by Spark as if the extension were absent.",
+    default = true)
+
+  val IEJoinEnabled: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.iejoin.enabled",
+    "Plan joins with two or more inequality conditions as IEJoinExec.",
+    default = true)
+
+  val BlockRows: ConfEntry[Int] = positiveIntEntry(
+    "spark.rangejoin.blockRows",
+    "Target number of rows in one sorted block. Each side is range-partitioned into " +
+      "max(spark.default.parallelism, estimated rows / blockRows) blocks, at most " +
+      "spark.sql.shuffle.partitions.",
+    default = 262144)
+
+  val all: Seq[ConfEntry[_]] = Seq(Enabled, IEJoinEnabled, BlockRows)
+}

@@ -1,0 +1,93 @@
+package rangejoin.execution
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.plans.{InnerLike, JoinType}
+import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, UnknownPartitioning}
+import org.apache.spark.sql.catalyst.types.PhysicalDataType
+import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan, SQLExecution}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+
+import rangejoin.planning.Inequality
+
+/**
+ * Joins on two or more inequalities with IEJoin over pairs of sorted blocks.
+ *
+ * Each child is range-partitioned on the first inequality's key into blocks (the strategy puts
+ * the exchange below this node). Execution:
+ *  1. one job reads every block's min/max of every inequality key ([[BlockStats]]);
+ *  1. block pairs that cannot satisfy all inequalities are pruned ([[BlockPairPlanner]]);
+ *  1. each task joins one left block with its remaining right blocks, running an
+ *     [[IEJoinScanner]] on the first two inequalities per pair; further inequalities and the
+ *     other conjuncts (`residual`) are checked on the pairs it emits.
+ *
+ * @param inequalities at least two, each `leftExpr op rightExpr`
+ * @param residual the rest of the join condition, checked on candidate pairs
+ */
+case class IEJoinExec(
+    inequalities: Seq[Inequality],
+    residual: Option[Expression],
+    joinType: JoinType,
+    left: SparkPlan,
+    right: SparkPlan)
+    extends BinaryExecNode {
+  require(inequalities.size >= 2, "IEJoinExec needs at least two inequalities")
+
+  override def output: Seq[Attribute] = joinType match {
+    case _: InnerLike => left.output ++ right.output
+    case x => throw new IllegalArgumentException(s"IEJoinExec should not take $x as the JoinType")
+  }
+
+  override def outputPartitioning: Partitioning = UnknownPartitioning(0)
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    "blockPairs" -> SQLMetrics.createMetric(sparkContext, "block pairs joined"),
+    "prunedBlockPairs" -> SQLMetrics.createMetric(sparkContext, "block pairs pruned"),
+    "localJoinTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "local IEJoin time"))
+
+  override def simpleString(maxFields: Int): String = {
+    val conds = inequalities.mkString("[", ", ", "]")
+    val rest = residual.map(r => s", residual: ${r.sql}").getOrElse("")
+    s"$nodeName $joinType, $conds$rest"
+  }
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val leftBlocks = left.execute()
+    val rightBlocks = right.execute()
+    val leftKeys = bind(inequalities.map(_.left), left.output)
+    val rightKeys = bind(inequalities.map(_.right), right.output)
+    val ops = inequalities.map(_.op)
+    val orderings = leftKeys.map(k => PhysicalDataType.ordering(k.dataType))
+    val pairs = BlockPairPlanner.plan(
+      BlockStats.collect(leftBlocks, leftKeys),
+      BlockStats.collect(rightBlocks, rightKeys),
+      (l, r) => BlockStats.canMatch(l, r, ops, orderings),
+      sparkContext.defaultParallelism)
+    metrics("blockPairs").add(pairs.joinedPairs)
+    metrics("prunedBlockPairs").add(pairs.prunedPairs)
+    SQLMetrics.postDriverMetricUpdates(
+      sparkContext,
+      sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY),
+      Seq(metrics("blockPairs"), metrics("prunedBlockPairs")))
+
+    val runtime = new IEJoinRuntime(
+      leftKeys.take(2),
+      rightKeys.take(2),
+      ops(0),
+      ops(1),
+      (inequalities.drop(2).map(_.toExpression) ++ residual).reduceOption(And),
+      left.output,
+      right.output,
+      metrics("numOutputRows"),
+      metrics("localJoinTime"))
+    new BlockPairRDD(leftBlocks, rightBlocks, pairs.tasks, runtime.join)
+  }
+
+  private def bind(keys: Seq[Expression], input: Seq[Attribute]): Seq[Expression] =
+    keys.map(BindReferences.bindReference(_, input))
+
+  override protected def withNewChildrenInternal(newLeft: SparkPlan, newRight: SparkPlan)
+      : IEJoinExec = copy(left = newLeft, right = newRight)
+}

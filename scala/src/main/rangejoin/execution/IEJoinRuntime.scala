@@ -1,0 +1,78 @@
+package rangejoin.execution
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.execution.metric.SQLMetric
+
+import rangejoin.planning.InequalityOp
+
+/**
+ * What one [[IEJoinExec]] task does: load its left block, then for each right block run an
+ * [[IEJoinScanner]] and stream out the pairs that also pass the residual condition.
+ *
+ * @param leftKeys the two IEJoin keys bound to the left input (`x`, then `y`)
+ * @param rightKeys the same for the right input
+ * @param residual checked on each emitted pair, bound to `leftOutput ++ rightOutput`
+ */
+final class IEJoinRuntime(
+    leftKeys: Seq[Expression],
+    rightKeys: Seq[Expression],
+    op1: InequalityOp,
+    op2: InequalityOp,
+    residual: Option[Expression],
+    leftOutput: Seq[Attribute],
+    rightOutput: Seq[Attribute],
+    numOutputRows: SQLMetric,
+    localJoinTime: SQLMetric)
+    extends Serializable {
+
+  private val encoders = leftKeys.map(k => KeyEncoder.forType(k.dataType))
+
+  def join(leftRows: Iterator[InternalRow], rightBlocks: Seq[() => Iterator[InternalRow]])
+      : Iterator[InternalRow] = {
+    val left = Block.load(leftRows, UnsafeProjection.create(leftKeys), encoders)
+    if (left.size == 0) return Iterator.empty
+    val rightProjection = UnsafeProjection.create(rightKeys)
+    val joined = new JoinedRow
+    val passes: InternalRow => Boolean = residual match {
+      case Some(cond) => Predicate.create(cond, leftOutput ++ rightOutput).eval
+      case None => _ => true
+    }
+    val project = UnsafeProjection.create(leftOutput ++ rightOutput, leftOutput ++ rightOutput)
+    rightBlocks.iterator.flatMap { open =>
+      val right = Block.load(open(), rightProjection, encoders)
+      if (right.size == 0) Iterator.empty
+      else {
+        val scanner = timed(newScanner(left, right))
+        new Iterator[InternalRow] {
+          private var ready = false
+          def hasNext: Boolean = {
+            while (!ready && timed(scanner.advance())) {
+              joined(left.rows(scanner.leftIndex), right.rows(scanner.rightIndex))
+              ready = passes(joined)
+            }
+            ready
+          }
+          def next(): InternalRow = {
+            if (!hasNext) throw new NoSuchElementException
+            ready = false
+            numOutputRows += 1
+            project(joined)
+          }
+        }
+      }
+    }
+  }
+
+  private def newScanner(left: Block, right: Block): IEJoinScanner = {
+    val (lx, rx) = KeyColumn.jointCodes(left.keys(0), right.keys(0))
+    val (ly, ry) = KeyColumn.jointCodes(left.keys(1), right.keys(1))
+    new IEJoinScanner(lx, ly, rx, ry, op1, op2)
+  }
+
+  private def timed[T](body: => T): T = {
+    val start = System.nanoTime()
+    try body
+    finally localJoinTime += System.nanoTime() - start
+  }
+}

@@ -1,0 +1,78 @@
+package rangejoin.planning
+
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.types._
+
+/**
+ * A join condition split into the parts the operators use.
+ *
+ * @param equalities conjuncts `f(left) = g(right)` (also `<=>`), in condition order
+ * @param inequalities conjuncts `f(left) op g(right)` with a key type the operators can sort
+ * @param residuals every other conjunct; evaluated on candidate pairs
+ */
+final case class JoinConjuncts(
+    equalities: Seq[Expression],
+    inequalities: Seq[Inequality],
+    residuals: Seq[Expression])
+
+/**
+ * Classifies each conjunct of a join condition once.
+ *
+ * A conjunct is an inequality when it is `a op b` with `op` in `< <= > >=`, it is deterministic,
+ * one operand references only the left input and the other only the right (each at least one
+ * column), and the operands' type is one [[isSortableKeyType]] accepts. `BETWEEN` needs no case of
+ * its own: Spark rewrites it into two such comparisons before planning.
+ */
+object JoinConditionAnalysis extends PredicateHelper {
+
+  def analyze(condition: Expression, left: AttributeSet, right: AttributeSet): JoinConjuncts = {
+    val conjuncts = splitConjunctivePredicates(condition)
+    val equalities = Seq.newBuilder[Expression]
+    val inequalities = Seq.newBuilder[Inequality]
+    val residuals = Seq.newBuilder[Expression]
+    conjuncts.foreach { c =>
+      if (isEquality(c, left, right)) equalities += c
+      else
+        inequality(c, left, right) match {
+          case Some(ineq) => inequalities += ineq
+          case None => residuals += c
+        }
+    }
+    JoinConjuncts(equalities.result(), inequalities.result(), residuals.result())
+  }
+
+  /** Types whose Spark ordering the operators reproduce exactly (see `KeyEncoder`). */
+  def isSortableKeyType(dt: DataType): Boolean = dt match {
+    case BooleanType | ByteType | ShortType | IntegerType | LongType => true
+    case FloatType | DoubleType | DateType | TimestampType | TimestampNTZType => true
+    case _: DecimalType | BinaryType => true
+    case _: YearMonthIntervalType | _: DayTimeIntervalType => true
+    case st: StringType => st == StringType // the default, binary-ordered collation
+    case _ => false
+  }
+
+  private def sides(a: Expression, b: Expression, left: AttributeSet, right: AttributeSet)
+      : Option[Boolean] = {
+    def only(e: Expression, side: AttributeSet) =
+      e.references.nonEmpty && e.references.subsetOf(side)
+    if (only(a, left) && only(b, right)) Some(true)
+    else if (only(a, right) && only(b, left)) Some(false)
+    else None
+  }
+
+  private def isEquality(c: Expression, left: AttributeSet, right: AttributeSet): Boolean =
+    c match {
+      case EqualTo(a, b) => c.deterministic && sides(a, b, left, right).isDefined
+      case EqualNullSafe(a, b) => c.deterministic && sides(a, b, left, right).isDefined
+      case _ => false
+    }
+
+  private def inequality(c: Expression, left: AttributeSet, right: AttributeSet)
+      : Option[Inequality] = c match {
+    case InequalityOp(a, op, b) if c.deterministic && isSortableKeyType(a.dataType) =>
+      sides(a, b, left, right).map { leftFirst =>
+        if (leftFirst) Inequality(a, op, b) else Inequality(b, op.flip, a)
+      }
+    case _ => None
+  }
+}

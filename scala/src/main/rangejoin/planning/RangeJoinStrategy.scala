@@ -1,0 +1,90 @@
+package rangejoin.planning
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.{And, Ascending, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.plans.InnerLike
+import org.apache.spark.sql.catalyst.plans.logical.{Join, JoinHint, LogicalPlan}
+import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
+import org.apache.spark.sql.catalyst.plans.logical.statsEstimation.EstimationUtils
+import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
+import org.apache.spark.sql.execution.exchange.{REPARTITION_BY_NUM, ShuffleExchangeExec}
+import org.apache.spark.sql.internal.SQLConf
+
+import rangejoin.RangeJoinConf
+import rangejoin.execution.IEJoinExec
+
+/**
+ * Plans joins whose condition has inequalities with a range-join operator, or declines (`Nil`)
+ * so that Spark's own strategies plan the join.
+ *
+ * The decision ladder, in order; the first rung that applies decides:
+ *  1. `spark.rangejoin.enabled` is false: Spark.
+ *  1. The join has no condition, carries a join hint, or its type is not inner: Spark.
+ *  1. The condition has an equality between the two sides: Spark, whose hash and sort-merge
+ *     joins use the equality keys.
+ *  1. Two or more inequalities and `spark.rangejoin.iejoin.enabled`: [[IEJoinExec]].
+ *  1. Otherwise: Spark.
+ *
+ * Each decline is logged at debug level with its reason.
+ */
+case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with Logging {
+
+  override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
+    case join: Join =>
+      decide(join) match {
+        case Right(planned) => planned :: Nil
+        case Left(reason) =>
+          logDebug(s"spark-rangejoin leaves the join to Spark: $reason")
+          Nil
+      }
+    case _ => Nil
+  }
+
+  /** The operator for `join`, or why Spark should plan it. */
+  private def decide(join: Join): Either[String, SparkPlan] = {
+    val conf = SQLConf.get
+    if (!RangeJoinConf.Enabled.get(conf)) return Left(s"${RangeJoinConf.Enabled.key} is false")
+    val condition = join.condition.getOrElse(return Left("the join has no condition"))
+    if (join.hint != JoinHint.NONE) return Left(s"the join has a hint: ${join.hint}")
+    if (!join.joinType.isInstanceOf[InnerLike]) {
+      return Left(s"join type ${join.joinType} is not supported yet")
+    }
+    val conjuncts =
+      JoinConditionAnalysis.analyze(condition, join.left.outputSet, join.right.outputSet)
+    if (conjuncts.equalities.nonEmpty) {
+      Left(s"equality keys ${conjuncts.equalities.map(_.sql).mkString(", ")}")
+    } else if (conjuncts.inequalities.size >= 2 && RangeJoinConf.IEJoinEnabled.get(conf)) {
+      Right(planIEJoin(join, conjuncts))
+    } else {
+      Left(s"${conjuncts.inequalities.size} inequality conjunct(s) and no operator for that")
+    }
+  }
+
+  private def planIEJoin(join: Join, conjuncts: JoinConjuncts): SparkPlan = {
+    val first = conjuncts.inequalities.head
+    IEJoinExec(
+      conjuncts.inequalities,
+      conjuncts.residuals.reduceOption(And),
+      join.joinType,
+      sortedBlocks(first.left, join.left),
+      sortedBlocks(first.right, join.right))
+  }
+
+  /**
+   * `child` range-partitioned on `key` into blocks. The block count is
+   * max(default parallelism, estimated rows / `spark.rangejoin.blockRows`), at most
+   * `spark.sql.shuffle.partitions`; the origin keeps adaptive execution from coalescing blocks.
+   */
+  private def sortedBlocks(key: Expression, child: LogicalPlan): SparkPlan = {
+    val conf = SQLConf.get
+    val stats = child.stats
+    val rows = stats.rowCount.getOrElse(stats.sizeInBytes / EstimationUtils.getSizePerRow(child.output))
+    val wanted = (rows / RangeJoinConf.BlockRows.get(conf) + 1).min(Int.MaxValue).toInt
+    val blocks = wanted.max(session.sparkContext.defaultParallelism).min(conf.numShufflePartitions)
+    ShuffleExchangeExec(
+      RangePartitioning(Seq(SortOrder(key, Ascending)), blocks),
+      planLater(child),
+      REPARTITION_BY_NUM)
+  }
+}
