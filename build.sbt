@@ -23,6 +23,7 @@ lazy val root = (project in file("."))
       target.value / s"rangejoin-spark$sparkVersion-${version.value}.jar",
     Test / fork := true,
     Test / parallelExecution := false,
-    Test / javaOptions ++= Seq("-Xmx4g", "-XX:+IgnoreUnrecognizedVMOptions") ++ JavaModuleOptions.all,
+    Test / javaOptions ++= Seq("-Xmx4g", "-Dlog4j2.configurationFile=conf/log4j2.properties") ++
+      JavaModuleOptions.all,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD")
   )

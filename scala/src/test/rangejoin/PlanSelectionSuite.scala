@@ -1,0 +1,97 @@
+package rangejoin
+
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.types.DoubleType
+
+import rangejoin.planning.{JoinConditionAnalysis, RangeJoinStrategy}
+
+/** Where IEJoinExec is planned and where Spark keeps the join; configs; EXPLAIN; metrics. */
+class PlanSelectionSuite extends RangeJoinTestBase {
+
+  private def setUp(): Unit = {
+    spark.range(0, 200).selectExpr("id", "id % 13 AS a", "id % 7 AS b").createOrReplaceTempView("p")
+    spark.range(0, 150).selectExpr("id", "id % 11 AS a", "id % 5 AS b").createOrReplaceTempView("q")
+  }
+
+  test("the extension registers its planner strategy") {
+    assert(spark.sessionState.planner.extraPlanningStrategies.exists(_.isInstanceOf[RangeJoinStrategy]))
+  }
+
+  test("two inequalities plan IEJoinExec") {
+    setUp()
+    checkAgainstVanilla("SELECT p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b")
+    checkAgainstVanilla("SELECT p.id, q.id FROM p, q WHERE p.a < q.a AND q.b <= p.b")
+  }
+
+  test("Spark keeps equi-joins, single inequalities, non-inner joins and unsupported keys") {
+    setUp()
+    val notAccelerated = Seq(
+      "SELECT p.id, q.id FROM p JOIN q ON p.a = q.a AND p.b > q.b AND p.id < q.id",
+      "SELECT p.id, q.id FROM p JOIN q ON p.a <=> q.a AND p.b > q.b AND p.id < q.id",
+      "SELECT p.id, q.id FROM p JOIN q ON p.a < q.a",
+      "SELECT p.id, q.id FROM p JOIN q ON p.a < q.a OR p.b > q.b",
+      "SELECT p.id, q.id FROM p LEFT JOIN q ON p.a < q.a AND p.b > q.b",
+      "SELECT p.id, q.id FROM p JOIN q ON array(p.a) < array(q.a) AND p.b > q.b",
+      "SELECT /*+ BROADCAST(q) */ p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b")
+    notAccelerated.foreach(checkAgainstVanilla(_, accelerated = false))
+  }
+
+  test("a non-deterministic comparison is not an inequality key") {
+    setUp()
+    // Spark keeps the non-deterministic conjunct in a Filter above the join, leaving one
+    // inequality in the join condition.
+    checkAgainstVanilla(
+      "SELECT count(*) > -1 FROM p JOIN q ON p.a < q.a WHERE p.b > q.b + rand() * 0",
+      accelerated = false)
+    val a = AttributeReference("a", DoubleType)()
+    val b = AttributeReference("b", DoubleType)()
+    def inequalities(condition: Expression) =
+      JoinConditionAnalysis.analyze(condition, AttributeSet(a), AttributeSet(b)).inequalities
+    assert(inequalities(LessThan(a, Add(b, Rand(Literal(0L))))).isEmpty)
+    assert(inequalities(LessThan(a, Add(b, Literal(1.0)))).size == 1)
+  }
+
+  test("the switches turn the operator off at runtime, and a bad value names the key") {
+    setUp()
+    val q = "SELECT p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b"
+    withConf(RangeJoinConf.IEJoinEnabled.key -> "false")(checkAgainstVanilla(q, accelerated = false))
+    withConf(RangeJoinConf.Enabled.key -> "false")(checkAgainstVanilla(q, accelerated = false))
+    checkAgainstVanilla(q)
+    for (key <- Seq(RangeJoinConf.Enabled.key, RangeJoinConf.IEJoinEnabled.key)) {
+      val e = intercept[IllegalArgumentException] {
+        withConf(key -> "maybe")(spark.sql(q).collect())
+      }
+      assert(e.getMessage.contains(key) && e.getMessage.contains("true, false"), e.getMessage)
+    }
+    val e = intercept[IllegalArgumentException] {
+      withConf(RangeJoinConf.BlockRows.key -> "0")(spark.sql(q).collect())
+    }
+    assert(e.getMessage.contains(RangeJoinConf.BlockRows.key), e.getMessage)
+  }
+
+  test("EXPLAIN shows the IEJoin node with its conditions") {
+    setUp()
+    val text = spark
+      .sql("EXPLAIN SELECT p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b >= q.b AND p.id <> q.id")
+      .collect()
+      .head
+      .getString(0)
+    assert(text.contains("IEJoin Inner, [p.a < q.a, p.b >= q.b], residual: (NOT (p.id = q.id))"), text)
+  }
+
+  test("metrics count output rows and joined and pruned block pairs") {
+    setUp()
+    withConf(RangeJoinConf.BlockRows.key -> "20") {
+      // Correlated keys: most block pairs cannot match and are pruned.
+      val df = spark.sql("SELECT p.id, q.id FROM p JOIN q ON p.id < q.id AND p.id + 3 > q.id")
+      val rows = df.collect().length
+      val join = ieJoins(df.queryExecution.executedPlan).head
+      def metric(name: String): Long = join.metrics(name).asInstanceOf[SQLMetric].value
+      assert(metric("numOutputRows") == rows && rows > 0)
+      assert(metric("blockPairs") > 0 && metric("prunedBlockPairs") > 0)
+      assert(metric("blockPairs") + metric("prunedBlockPairs") == 64) // 8 blocks per side
+      assert(metric("localJoinTime") > 0)
+    }
+  }
+}

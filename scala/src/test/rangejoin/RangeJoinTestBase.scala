@@ -1,0 +1,81 @@
+package rangejoin
+
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+import org.scalatest.funsuite.AnyFunSuite
+
+import rangejoin.execution.IEJoinExec
+
+/**
+ * A local session with the extension, and assertions that compare an accelerated query with the
+ * same query planned by vanilla Spark (`spark.rangejoin.enabled=false`).
+ *
+ * Small `blockRows` and shuffle partitions make even small test tables span several blocks, so
+ * block-pair pruning and multi-pair tasks are exercised.
+ */
+trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
+
+  lazy val spark: SparkSession = SparkSession
+    .builder()
+    .master("local[2]")
+    .appName(getClass.getSimpleName)
+    .config("spark.sql.extensions", classOf[RangeJoinExtensions].getName)
+    .config("spark.sql.shuffle.partitions", "8")
+    .config("spark.ui.enabled", "false")
+    .config(RangeJoinConf.BlockRows.key, "16")
+    .getOrCreate()
+
+  /** Runs `body` with the given SQL confs set, restoring the previous values afterwards. */
+  def withConf[T](pairs: (String, String)*)(body: => T): T = {
+    val previous = pairs.map { case (k, _) => k -> spark.conf.getOption(k) }
+    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
+    try body
+    finally previous.foreach {
+      case (k, Some(v)) => spark.conf.set(k, v)
+      case (k, None) => spark.conf.unset(k)
+    }
+  }
+
+  def ieJoins(plan: SparkPlan): Seq[IEJoinExec] = collect(plan) { case j: IEJoinExec => j }
+
+  /** The rows of `df` as a sorted list of their string forms: a multiset, exact to the bit. */
+  def multiset(df: DataFrame): Seq[String] = df.collect().toSeq.map(rowString).sorted
+
+  private def rowString(row: Row): String = row.toSeq
+    .map {
+      case d: Double => java.lang.Double.doubleToRawLongBits(d).toString + "d" // keeps -0.0
+      case f: Float => java.lang.Float.floatToRawIntBits(f).toString + "f"
+      case v => String.valueOf(v)
+    }
+    .mkString("[", ",", "]")
+
+  /**
+   * Asserts that `query` plans an IEJoinExec exactly when `accelerated`, and returns the same
+   * multiset of rows as with the extension disabled. Returns the number of rows.
+   */
+  def checkAgainstVanilla(query: String, accelerated: Boolean = true): Int = {
+    val df = spark.sql(query)
+    val actual = multiset(df)
+    val plan = df.queryExecution.executedPlan
+    assert(ieJoins(plan).nonEmpty == accelerated, s"IEJoinExec expected=$accelerated in\n$plan")
+    val expected = withConf(RangeJoinConf.Enabled.key -> "false") {
+      val vanilla = spark.sql(query)
+      val rows = multiset(vanilla)
+      assert(ieJoins(vanilla.queryExecution.executedPlan).isEmpty)
+      rows
+    }
+    if (actual != expected) {
+      val missing = expected.diff(actual).take(10)
+      val extra = actual.diff(expected).take(10)
+      fail(
+        s"""Answers differ for: $query
+           |vanilla rows: ${expected.size}, accelerated rows: ${actual.size}
+           |missing (first 10): ${missing.mkString(" ")}
+           |extra (first 10): ${extra.mkString(" ")}
+           |plan:
+           |$plan""".stripMargin)
+    }
+    actual.size
+  }
+}
