@@ -11,7 +11,7 @@ JAR           := target/rangejoin-spark$(SPARK_VERSION)-0.1.0.jar
 PKG_JAR_DIR   := python/rangejoin/jars
 STAMP_PY      := $(VENV)/.installed-$(SPARK_VERSION)
 STAMP_PKG     := $(VENV)/.rangejoin-installed
-SCALA_SOURCES := $(shell find scala -name '*.scala' 2>/dev/null) build.sbt $(wildcard project/*.sbt project/*.scala)
+SCALA_SOURCES := $(shell find scala/src/main -name "*.scala" 2>/dev/null) build.sbt $(wildcard project/*.sbt project/*.scala)
 PY_SOURCES    := $(shell find python -name '*.py' -o -name 'pyproject.toml' 2>/dev/null)
 
 # sbt only reaches Maven Central: project/repositories plus sbt.override.build.repos.
@@ -58,7 +58,7 @@ $(STAMP_PKG): $(STAMP_PY) $(JAR) $(PY_SOURCES)
 
 ## demo: the 1M-row employees anomaly self-join, accelerated and vanilla.
 demo: build
-	$(PY) benchmarks/demo.py
+	cd benchmarks && ../$(PY) demo.py
 
 ## test: Scala suites (differential against vanilla Spark), then pytest.
 test: test-scala test-python
@@ -71,7 +71,7 @@ test-python: build
 
 ## bench: the acceptance benchmarks against vanilla Spark and DuckDB.
 bench: build
-	$(PY) benchmarks/anomaly_benchmark.py
+	cd benchmarks && ../$(PY) iejoin_benchmark.py
 
 fmt: $(SBT_LAUNCHER) $(STAMP_PY)
 	$(SBT) scalafmtAll scalafmtSbt

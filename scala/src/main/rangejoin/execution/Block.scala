@@ -4,12 +4,19 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection
 
 /**
- * The rows of one sorted block that can match (no NULL join key), with their join keys.
+ * The rows of one block that can match (no NULL join key), with their join keys and statistics.
  *
- * `keys(k)` holds key `k` for every row, in the order of `rows`.
+ * `keys(k)` holds inequality key `k` for every row, in the order of `rows`. A block is built
+ * once per query from its shuffle partition and kept in Spark's block manager
+ * ([[CachedBlocks]]), so that every block pair that needs it reads it without decoding again.
  */
-final class Block(val rows: Array[InternalRow], val keys: Array[KeyColumn]) {
+final class Block(val rows: Array[InternalRow], val keys: Array[KeyColumn]) extends Serializable {
   def size: Int = rows.length
+
+  /** The min/max of each key, for pruning block pairs. */
+  def stats: BlockStats =
+    if (size == 0) BlockStats(0, Array.empty, Array.empty)
+    else BlockStats(size, keys.map(_.min), keys.map(_.max))
 }
 
 object Block {

@@ -4,7 +4,6 @@ import scala.reflect.ClassTag
 
 import org.apache.spark.{NarrowDependency, Partition, TaskContext}
 import org.apache.spark.rdd.RDD
-import org.apache.spark.sql.catalyst.InternalRow
 
 /**
  * One task: a block of the left input joined with some blocks of the right input.
@@ -15,17 +14,17 @@ final case class BlockPairTask(index: Int, leftBlock: Int, rightBlocks: Array[In
     extends Partition
 
 /**
- * Runs `join` once per [[BlockPairTask]], reading the task's blocks from the parents' partitions.
- * Blocks are read where they are needed, as `CartesianRDD` reads its two parents; a pruned block
- * pair is never read at all.
+ * Runs `join` once per [[BlockPairTask]], reading the task's blocks from the parents' partitions
+ * (one [[Block]] each). Blocks are read where they are needed, as `CartesianRDD` reads its two
+ * parents; a pruned block pair is never read at all.
  *
- * @param join given the left block's rows and, lazily, each right block's rows in task order
+ * @param join given the left block and, lazily and in task order, the right blocks
  */
 class BlockPairRDD[T: ClassTag](
-    left: RDD[InternalRow],
-    right: RDD[InternalRow],
+    left: RDD[Block],
+    right: RDD[Block],
     tasks: Array[BlockPairTask],
-    join: (Iterator[InternalRow], Seq[() => Iterator[InternalRow]]) => Iterator[T])
+    join: (Block, Iterator[Block]) => Iterator[T])
     extends RDD[T](
       left.sparkContext,
       Seq(
@@ -45,11 +44,8 @@ class BlockPairRDD[T: ClassTag](
 
   override def compute(split: Partition, context: TaskContext): Iterator[T] = {
     val task = split.asInstanceOf[BlockPairTask]
-    val leftRows = left.iterator(left.partitions(task.leftBlock), context)
-    val rightRows = task.rightBlocks.toSeq.map { b => () =>
-      right.iterator(right.partitions(b), context)
-    }
-    join(leftRows, rightRows)
+    def read(rdd: RDD[Block], block: Int): Block = rdd.iterator(rdd.partitions(block), context).next()
+    join(read(left, task.leftBlock), task.rightBlocks.iterator.map(read(right, _)))
   }
 }
 

@@ -5,7 +5,6 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.{InnerLike, JoinType}
 import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, UnknownPartitioning}
-import org.apache.spark.sql.catalyst.types.PhysicalDataType
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan, SQLExecution}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
@@ -16,7 +15,9 @@ import rangejoin.planning.Inequality
  *
  * Each child is range-partitioned on the first inequality's key into blocks (the strategy puts
  * the exchange below this node). Execution:
- *  1. one job reads every block's min/max of every inequality key ([[BlockStats]]);
+ *  1. one job per side loads each block with its keys into Spark's block manager
+ *     ([[CachedBlocks]]) and returns every block's min/max of every inequality key
+ *     ([[BlockStats]]); a self-join does this once;
  *  1. block pairs that cannot satisfy all inequalities are pruned ([[BlockPairPlanner]]);
  *  1. each task joins one left block with its remaining right blocks, running an
  *     [[IEJoinScanner]] on the first two inequalities per pair; further inequalities and the
@@ -54,16 +55,23 @@ case class IEJoinExec(
   }
 
   override protected def doExecute(): RDD[InternalRow] = {
-    val leftBlocks = left.execute()
-    val rightBlocks = right.execute()
     val leftKeys = bind(inequalities.map(_.left), left.output)
     val rightKeys = bind(inequalities.map(_.right), right.output)
+    val encoders = leftKeys.map(k => KeyEncoder.forType(k.dataType))
+    val leftBlocks = CachedBlocks(left.execute(), leftKeys, encoders)
+    // A self-join on the same keys reads and caches its (reused) input once.
+    val selfJoin = left.sameResult(right) && leftKeys == rightKeys
+    val rightBlocks =
+      if (selfJoin) leftBlocks else CachedBlocks(right.execute(), rightKeys, encoders)
+    val leftStats = leftBlocks.map(_.stats).collect()
+    val rightStats = if (selfJoin) leftStats else rightBlocks.map(_.stats).collect()
+
     val ops = inequalities.map(_.op)
-    val orderings = leftKeys.map(k => PhysicalDataType.ordering(k.dataType))
+    val orderings = encoders.map(KeyColumn.ordering)
     val pairs = BlockPairPlanner.plan(
-      BlockStats.collect(leftBlocks, leftKeys),
-      BlockStats.collect(rightBlocks, rightKeys),
-      (l, r) => BlockStats.canMatch(l, r, ops, orderings),
+      leftStats,
+      rightStats,
+      (l, r) => l.canMatch(r, ops, orderings),
       sparkContext.defaultParallelism)
     metrics("blockPairs").add(pairs.joinedPairs)
     metrics("prunedBlockPairs").add(pairs.prunedPairs)
@@ -73,8 +81,6 @@ case class IEJoinExec(
       Seq(metrics("blockPairs"), metrics("prunedBlockPairs")))
 
     val runtime = new IEJoinRuntime(
-      leftKeys.take(2),
-      rightKeys.take(2),
       ops(0),
       ops(1),
       (inequalities.drop(2).map(_.toExpression) ++ residual).reduceOption(And),

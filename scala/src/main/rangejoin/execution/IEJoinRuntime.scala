@@ -7,16 +7,13 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 import rangejoin.planning.InequalityOp
 
 /**
- * What one [[IEJoinExec]] task does: load its left block, then for each right block run an
- * [[IEJoinScanner]] and stream out the pairs that also pass the residual condition.
+ * What one [[IEJoinExec]] task does: for each of its right blocks, run an [[IEJoinScanner]]
+ * against its left block on keys 0 and 1 of the blocks, and stream out the pairs that also pass
+ * the residual condition.
  *
- * @param leftKeys the two IEJoin keys bound to the left input (`x`, then `y`)
- * @param rightKeys the same for the right input
  * @param residual checked on each emitted pair, bound to `leftOutput ++ rightOutput`
  */
 final class IEJoinRuntime(
-    leftKeys: Seq[Expression],
-    rightKeys: Seq[Expression],
     op1: InequalityOp,
     op2: InequalityOp,
     residual: Option[Expression],
@@ -26,21 +23,16 @@ final class IEJoinRuntime(
     localJoinTime: SQLMetric)
     extends Serializable {
 
-  private val encoders = leftKeys.map(k => KeyEncoder.forType(k.dataType))
-
-  def join(leftRows: Iterator[InternalRow], rightBlocks: Seq[() => Iterator[InternalRow]])
-      : Iterator[InternalRow] = {
-    val left = Block.load(leftRows, UnsafeProjection.create(leftKeys), encoders)
+  /** The joined rows of `left` with each of `rights` that pass the residual condition. */
+  def join(left: Block, rights: Iterator[Block]): Iterator[InternalRow] = {
     if (left.size == 0) return Iterator.empty
-    val rightProjection = UnsafeProjection.create(rightKeys)
     val joined = new JoinedRow
     val passes: InternalRow => Boolean = residual match {
       case Some(cond) => Predicate.create(cond, leftOutput ++ rightOutput).eval
       case None => _ => true
     }
     val project = UnsafeProjection.create(leftOutput ++ rightOutput, leftOutput ++ rightOutput)
-    rightBlocks.iterator.flatMap { open =>
-      val right = Block.load(open(), rightProjection, encoders)
+    rights.flatMap { right =>
       if (right.size == 0) Iterator.empty
       else {
         val scanner = timed(newScanner(left, right))

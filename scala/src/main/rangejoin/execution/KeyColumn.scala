@@ -14,16 +14,27 @@ import org.apache.spark.sql.types._
  * (strings, binary, decimals wider than 18 digits) keep their values, and two blocks' values are
  * turned into dense ranks over both blocks when they are joined ([[KeyColumn.jointCodes]]).
  */
-sealed trait KeyColumn {
+sealed trait KeyColumn extends Serializable {
   def length: Int
+
+  /** The smallest value (or code); only for a non-empty column. */
+  def min: Any
+
+  /** The largest value (or code); only for a non-empty column. */
+  def max: Any
 }
 
 final case class LongCodes(codes: Array[Long]) extends KeyColumn {
   def length: Int = codes.length
+  def min: Any = codes.min
+  def max: Any = codes.max
 }
 
-final case class OrderedValues(values: Array[Any], ordering: Ordering[Any]) extends KeyColumn {
+final case class OrderedValues(values: Array[Any], dataType: DataType) extends KeyColumn {
   def length: Int = values.length
+  def min: Any = values.min(ordering)
+  def max: Any = values.max(ordering)
+  @transient lazy val ordering: Ordering[Any] = PhysicalDataType.ordering(dataType)
 }
 
 object KeyColumn {
@@ -34,10 +45,17 @@ object KeyColumn {
    */
   def jointCodes(a: KeyColumn, b: KeyColumn): (Array[Long], Array[Long]) = (a, b) match {
     case (LongCodes(x), LongCodes(y)) => (x, y)
-    case (OrderedValues(x, ord), OrderedValues(y, _)) =>
-      val ranks = denseRanks(x ++ y, ord)
+    case (a: OrderedValues, b: OrderedValues) =>
+      val (x, y) = (a.values, b.values)
+      val ranks = denseRanks(x ++ y, a.ordering)
       (ranks.take(x.length), ranks.drop(x.length))
     case _ => throw new IllegalArgumentException(s"Key columns of different kinds: $a and $b")
+  }
+
+  /** How the [[KeyColumn.min]] and [[KeyColumn.max]] of columns built by `encoder` compare. */
+  def ordering(encoder: KeyEncoder): Ordering[Any] = encoder match {
+    case _: LongKeyEncoder => Ordering.Long.asInstanceOf[Ordering[Any]]
+    case ValueKeyEncoder(dataType) => PhysicalDataType.ordering(dataType)
   }
 
   private def denseRanks(values: Array[Any], ord: Ordering[Any]): Array[Long] = {
@@ -112,9 +130,8 @@ final case class LongKeyEncoder(code: (InternalRow, Int) => Long) extends KeyEnc
 final case class ValueKeyEncoder(dataType: DataType) extends KeyEncoder {
   def newBuilder(): KeyColumnBuilder = new KeyColumnBuilder {
     private val values = mutable.ArrayBuffer.empty[Any]
-    private val ordering = PhysicalDataType.ordering(dataType)
     def add(row: InternalRow, ordinal: Int): Unit =
       values += InternalRow.copyValue(row.get(ordinal, dataType))
-    def result(): KeyColumn = OrderedValues(values.toArray, ordering)
+    def result(): KeyColumn = OrderedValues(values.toArray, dataType)
   }
 }

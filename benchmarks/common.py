@@ -1,0 +1,107 @@
+"""Shared pieces of the demo and benchmarks: data, sessions, timing and DuckDB."""
+
+import os
+import statistics
+import time
+from pathlib import Path
+
+import duckdb
+from pyspark.sql import SparkSession
+
+import rangejoin
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "target" / "bench-data"
+LOG_CONF = Path(__file__).resolve().parent.parent / "conf" / "log4j2.properties"
+
+ANOMALY_QUERY = """
+SELECT count(*) AS pairs, sum(r.id) AS r_ids, sum(s.id) AS s_ids
+FROM {table} r JOIN {table} s
+  ON r.salary < s.salary AND r.tax > s.tax
+"""
+
+
+def spark_session(driver_memory: str = "8g") -> SparkSession:
+    """A local[2] session with the plugin, quiet logs and no UI."""
+    java_opts = f"-Dlog4j2.configurationFile={LOG_CONF}"
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("rangejoin-benchmark")
+        .config("spark.driver.memory", driver_memory)
+        .config("spark.driver.extraJavaOptions", java_opts)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
+    spark = rangejoin.configure(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def employees(spark: SparkSession, rows: int) -> str:
+    """Writes (once) and returns the parquet path of an employees table of `rows` rows.
+
+    Tax grows with salary (20%), except for about 0.04% of employees whose tax is 50 higher:
+    the anomaly self-join finds the few pairs where a lower salary pays more tax.
+    """
+    path = DATA_DIR / f"employees_{rows}.parquet"
+    if not (path / "_SUCCESS").exists():
+        spark.range(0, rows, numPartitions=2).selectExpr(
+            "id",
+            f"CAST(10000 + floor(rand(1) * {10 * rows}) AS INT) AS salary",
+        ).selectExpr(
+            "id",
+            "salary",
+            "CAST(salary * 0.2 AS INT) + IF(rand(2) < 0.0004, 50, 0) AS tax",
+        ).write.mode("overwrite").parquet(str(path))
+    return str(path)
+
+
+def best_of(repeat: int, run):
+    """Runs `run` once to warm up, then `repeat` times; returns (median seconds, last result)."""
+    result = run()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def once(run):
+    """Runs `run` once; returns (seconds, result)."""
+    start = time.perf_counter()
+    result = run()
+    return time.perf_counter() - start, result
+
+
+def spark_query(spark: SparkSession, query: str, accelerated: bool):
+    """A function that runs `query` with the plugin on or off and returns its rows as tuples."""
+
+    def run():
+        spark.conf.set("spark.rangejoin.enabled", str(accelerated).lower())
+        return [tuple(row) for row in spark.sql(query).collect()]
+
+    return run
+
+
+def duckdb_query(query: str, threads: int = 2):
+    """A function that runs `query` in DuckDB (tables are `read_parquet` paths)."""
+    con = duckdb.connect()
+    con.execute(f"SET threads = {threads}")
+
+    def run():
+        return [tuple(row) for row in con.execute(query).fetchall()]
+
+    return run
+
+
+def plan_text(spark: SparkSession, query: str) -> str:
+    return spark.sql(query)._jdf.queryExecution().executedPlan().toString()
+
+
+def normalize(rows):
+    """Rows from Spark and DuckDB as comparable tuples of ints."""
+    return [tuple(int(v) if v is not None else None for v in row) for row in rows]
+
+
+def cpu_note() -> str:
+    return f"{os.cpu_count()} cores"

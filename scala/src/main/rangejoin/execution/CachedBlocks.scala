@@ -1,0 +1,47 @@
+package rangejoin.execution
+
+import org.apache.spark.SparkContext
+import org.apache.spark.rdd.RDD
+import org.apache.spark.scheduler.{SparkListener, SparkListenerEvent}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection}
+import org.apache.spark.sql.execution.SQLExecution
+import org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd
+import org.apache.spark.storage.StorageLevel
+
+/**
+ * Each partition of a block-partitioned input loaded once as a [[Block]] and kept in Spark's
+ * block manager while the query runs.
+ *
+ * One job reads the blocks' statistics, which loads and caches them; the block-pair tasks then
+ * read cached blocks instead of reading and decoding the shuffle again for every pair. Storage is
+ * `MEMORY_AND_DISK`: Spark's memory manager accounts for the blocks and writes them to local disk
+ * when storage memory runs short. The cache is dropped when the SQL execution that created it
+ * ends (or, outside SQL executions, when the RDD is garbage collected, by Spark's ContextCleaner).
+ */
+object CachedBlocks {
+
+  def apply(rows: RDD[InternalRow], keys: Seq[Expression], encoders: Seq[KeyEncoder])
+      : RDD[Block] = {
+    val blocks = rows
+      .mapPartitions { it =>
+        Iterator.single(Block.load(it, UnsafeProjection.create(keys), encoders))
+      }
+      .setName("rangejoin sorted blocks")
+      .persist(StorageLevel.MEMORY_AND_DISK)
+    unpersistWhenExecutionEnds(rows.sparkContext, blocks)
+    blocks
+  }
+
+  private def unpersistWhenExecutionEnds(sc: SparkContext, blocks: RDD[Block]): Unit =
+    Option(sc.getLocalProperty(SQLExecution.EXECUTION_ID_KEY)).map(_.toLong).foreach { id =>
+      sc.addSparkListener(new SparkListener {
+        override def onOtherEvent(event: SparkListenerEvent): Unit = event match {
+          case end: SparkListenerSQLExecutionEnd if end.executionId == id =>
+            blocks.unpersist(blocking = false)
+            sc.removeSparkListener(this)
+          case _ =>
+        }
+      })
+    }
+}
