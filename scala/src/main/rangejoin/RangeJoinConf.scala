@@ -50,10 +50,11 @@ object RangeJoinConf {
 
   val BlockRows: ConfEntry[Int] = positiveIntEntry(
     "spark.rangejoin.blockRows",
-    "Target number of rows in one sorted block. Each side is range-partitioned into " +
-      "max(spark.default.parallelism, estimated rows / blockRows) blocks, at most " +
-      "spark.sql.shuffle.partitions.",
-    default = 262144)
+    "Most rows in one sorted block. Each side is range-partitioned on its first inequality " +
+      "key into max(spark.default.parallelism, estimated rows / blockRows) partitions, at most " +
+      "spark.sql.shuffle.partitions; each partition is sorted and cut into blocks of at most " +
+      "blockRows rows. Smaller blocks prune better; larger ones cost fewer block pairs.",
+    default = 32768)
 
   val all: Seq[ConfEntry[_]] = Seq(Enabled, IEJoinEnabled, BlockRows)
 }

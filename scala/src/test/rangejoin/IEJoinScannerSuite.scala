@@ -53,6 +53,24 @@ class IEJoinScannerSuite extends AnyFunSuite {
     }
   }
 
+  test("IEJoinScanner merges inputs already sorted on x or y, with the same answer") {
+    val rnd = new Random(3)
+    for (op1 <- ops; op2 <- ops; _ <- 0 until 20) {
+      def sortedKeys(k: Int, ascending: Boolean) = {
+        val keys = Array.fill(k)(rnd.nextInt(6).toLong).sorted
+        if (ascending) keys else keys.reverse
+      }
+      val (n, m) = (rnd.nextInt(25), rnd.nextInt(25))
+      val lx = sortedKeys(n, op1.leftSmaller)
+      val rx = sortedKeys(m, op1.leftSmaller)
+      val ly = sortedKeys(n, !op2.leftSmaller)
+      val ry = sortedKeys(m, !op2.leftSmaller)
+      assert(
+        scan(new IEJoinScanner(lx, ly, rx, ry, op1, op2)).sorted ==
+          bruteForce(lx, ly, rx, ry, op1, op2).sorted)
+    }
+  }
+
   test("IEJoinScanner handles extreme codes and empty sides") {
     val extremes = Array(Long.MinValue, -1L, 0L, 1L, Long.MaxValue)
     for (op1 <- ops; op2 <- ops) {

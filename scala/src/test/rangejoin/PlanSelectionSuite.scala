@@ -89,8 +89,9 @@ class PlanSelectionSuite extends RangeJoinTestBase {
       val join = ieJoins(df.queryExecution.executedPlan).head
       def metric(name: String): Long = join.metrics(name).asInstanceOf[SQLMetric].value
       assert(metric("numOutputRows") == rows && rows > 0)
-      assert(metric("blockPairs") > 0 && metric("prunedBlockPairs") > 0)
-      assert(metric("blockPairs") + metric("prunedBlockPairs") == 64) // 8 blocks per side
+      assert(metric("blockPairs") > 0 && metric("prunedBlockPairs") > metric("blockPairs"))
+      // At most 20 rows a block: at least 10 blocks of p and 8 of q, so 80 pairs or more.
+      assert(metric("blockPairs") + metric("prunedBlockPairs") >= 80)
       assert(metric("localJoinTime") > 0)
     }
   }

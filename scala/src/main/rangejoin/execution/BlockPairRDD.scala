@@ -1,51 +1,65 @@
 package rangejoin.execution
 
+import scala.collection.mutable
 import scala.reflect.ClassTag
 
 import org.apache.spark.{NarrowDependency, Partition, TaskContext}
 import org.apache.spark.rdd.RDD
 
-/**
- * One task: a block of the left input joined with some blocks of the right input.
- * Grouping a task's pairs by their left block lets a left or full outer join decide, within the
- * task, whether a left row matched in any pair.
- */
-final case class BlockPairTask(index: Int, leftBlock: Int, rightBlocks: Array[Int])
-    extends Partition
+/** A left block and the right blocks it is joined with. */
+final case class BlockPairs(left: BlockRef, rights: Array[BlockRef])
 
 /**
- * Runs `join` once per [[BlockPairTask]], reading the task's blocks from the parents' partitions
- * (one [[Block]] each). Blocks are read where they are needed, as `CartesianRDD` reads its two
- * parents; a pruned block pair is never read at all.
+ * One task: some left blocks, each with all of its right partners. Keeping all pairs of a left
+ * block in one task lets a left or full outer join decide, within the task, whether a left row
+ * matched in any pair.
+ */
+final case class BlockPairTask(index: Int, pairs: Array[BlockPairs]) extends Partition {
+  def leftPartitions: Seq[Int] = pairs.map(_.left.partition).distinct.toSeq
+  def rightPartitions: Seq[Int] = pairs.flatMap(_.rights.map(_.partition)).distinct.toSeq
+}
+
+/**
+ * Runs `join` for each left block of each [[BlockPairTask]], reading blocks from the parents'
+ * partitions (the [[CachedBlocks]] of each input). Blocks are read where they are needed, as
+ * `CartesianRDD` reads its two parents; a pruned block pair is never read at all.
  *
- * @param join given the left block and, lazily and in task order, the right blocks
+ * @param join given a left block and, lazily and in order, its right blocks
  */
 class BlockPairRDD[T: ClassTag](
-    left: RDD[Block],
-    right: RDD[Block],
+    left: RDD[Array[Block]],
+    right: RDD[Array[Block]],
     tasks: Array[BlockPairTask],
     join: (Block, Iterator[Block]) => Iterator[T])
     extends RDD[T](
       left.sparkContext,
       Seq(
         new NarrowDependency(left) {
-          def getParents(task: Int): Seq[Int] = Seq(tasks(task).leftBlock)
+          def getParents(task: Int): Seq[Int] = tasks(task).leftPartitions
         },
         new NarrowDependency(right) {
-          def getParents(task: Int): Seq[Int] = tasks(task).rightBlocks.toSeq
+          def getParents(task: Int): Seq[Int] = tasks(task).rightPartitions
         })) {
 
   override protected def getPartitions: Array[Partition] = tasks.toArray[Partition]
 
   override protected def getPreferredLocations(split: Partition): Seq[String] = {
     val task = split.asInstanceOf[BlockPairTask]
-    left.preferredLocations(left.partitions(task.leftBlock))
+    left.preferredLocations(left.partitions(task.pairs.head.left.partition))
   }
 
   override def compute(split: Partition, context: TaskContext): Iterator[T] = {
     val task = split.asInstanceOf[BlockPairTask]
-    def read(rdd: RDD[Block], block: Int): Block = rdd.iterator(rdd.partitions(block), context).next()
-    join(read(left, task.leftBlock), task.rightBlocks.iterator.map(read(right, _)))
+    val partitions = mutable.Map.empty[(RDD[_], Int), Array[Block]]
+    def read(rdd: RDD[Array[Block]], ref: BlockRef): Block =
+      partitions
+        .getOrElseUpdate(
+          (rdd, ref.partition),
+          rdd.iterator(rdd.partitions(ref.partition), context).next())
+        .apply(ref.index)
+    task.pairs.iterator.flatMap { p =>
+      join(read(left, p.left), p.rights.iterator.map(read(right, _)))
+    }
   }
 }
 
@@ -56,25 +70,46 @@ object BlockPairPlanner {
   final case class Plan(tasks: Array[BlockPairTask], joinedPairs: Long, prunedPairs: Long)
 
   /**
-   * Keeps each pair of non-empty blocks that `canMatch`, and splits each left block's pairs into
-   * tasks of at most `joined pairs / (2 * parallelism)` pairs, so that a left block with many
-   * partners does not become one long task.
+   * Keeps each pair of non-empty blocks that `canMatch`. Consecutive left blocks share a task
+   * until the task's estimated work (rows read over its pairs) reaches a `1 / (4 * parallelism)`
+   * share of the total, so that small blocks do not each pay a task's overhead.
+   *
+   * @param left the statistics of each partition's blocks, in partition order
    */
   def plan(
-      left: Array[BlockStats],
-      right: Array[BlockStats],
+      left: Array[Array[BlockStats]],
+      right: Array[Array[BlockStats]],
       canMatch: (BlockStats, BlockStats) => Boolean,
       parallelism: Int): Plan = {
-    val candidates = left.indices.map { l =>
-      l -> right.indices.filter(r => canMatch(left(l), right(r))).toArray
+    def refs(stats: Array[Array[BlockStats]]) = for {
+      (blocks, p) <- stats.zipWithIndex.toSeq
+      (s, i) <- blocks.zipWithIndex if s.rows > 0
+    } yield (BlockRef(p, i), s)
+    val rightRefs = refs(right)
+    val candidates = refs(left).map { case (ref, l) =>
+      val partners = rightRefs.filter { case (_, r) => canMatch(l, r) }
+      (BlockPairs(ref, partners.map(_._1).toArray), l.rows + partners.map(_._2.rows).sum)
     }
-    val considered = left.count(_.rows > 0).toLong * right.count(_.rows > 0)
-    val joined = candidates.map(_._2.length.toLong).sum
-    val maxPairsPerTask = math.max(1, math.ceil(joined.toDouble / (2 * parallelism)).toInt)
-    val groups = candidates.flatMap { case (l, rights) =>
-      rights.grouped(maxPairsPerTask).map(group => (l, group))
+    val joined = candidates.map(_._1.rights.length.toLong).sum
+    val considered = candidates.size.toLong * rightRefs.size
+    val target = candidates.map(_._2).sum / (4.0 * parallelism)
+
+    val tasks = mutable.ArrayBuffer.empty[BlockPairTask]
+    val current = mutable.ArrayBuffer.empty[BlockPairs]
+    var work = 0.0
+    def flush(): Unit = if (current.nonEmpty) {
+      tasks += BlockPairTask(tasks.size, current.toArray)
+      current.clear()
+      work = 0.0
     }
-    val tasks = groups.zipWithIndex.map { case ((l, rights), i) => BlockPairTask(i, l, rights) }
+    candidates.foreach { case (pairs, cost) =>
+      if (pairs.rights.nonEmpty) {
+        current += pairs
+        work += cost
+        if (work >= target) flush()
+      }
+    }
+    flush()
     Plan(tasks.toArray, joined, considered - joined)
   }
 }

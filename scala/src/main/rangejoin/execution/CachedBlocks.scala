@@ -4,14 +4,14 @@ import org.apache.spark.SparkContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.scheduler.{SparkListener, SparkListenerEvent}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, UnsafeProjection}
 import org.apache.spark.sql.execution.SQLExecution
 import org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd
 import org.apache.spark.storage.StorageLevel
 
 /**
- * Each partition of a block-partitioned input loaded once as a [[Block]] and kept in Spark's
- * block manager while the query runs.
+ * Each partition of a range-partitioned input loaded once as sorted [[Block]]s and kept in
+ * Spark's block manager while the query runs.
  *
  * One job reads the blocks' statistics, which loads and caches them; the block-pair tasks then
  * read cached blocks instead of reading and decoding the shuffle again for every pair. Storage is
@@ -21,11 +21,18 @@ import org.apache.spark.storage.StorageLevel
  */
 object CachedBlocks {
 
-  def apply(rows: RDD[InternalRow], keys: Seq[Expression], encoders: Seq[KeyEncoder])
-      : RDD[Block] = {
+  /** One element per partition of `rows`: its blocks (see [[Block.loadSorted]]). */
+  def apply(
+      rows: RDD[InternalRow],
+      schema: Seq[Attribute],
+      keys: Seq[Expression],
+      encoders: Seq[KeyEncoder],
+      blockRows: Int): RDD[Array[Block]] = {
     val blocks = rows
       .mapPartitions { it =>
-        Iterator.single(Block.load(it, UnsafeProjection.create(keys), encoders))
+        val keyProjection = UnsafeProjection.create(keys)
+        val toUnsafe = UnsafeProjection.create(schema, schema)
+        Iterator.single(Block.loadSorted(it, keyProjection, toUnsafe, encoders, blockRows))
       }
       .setName("rangejoin sorted blocks")
       .persist(StorageLevel.MEMORY_AND_DISK)
@@ -33,7 +40,7 @@ object CachedBlocks {
     blocks
   }
 
-  private def unpersistWhenExecutionEnds(sc: SparkContext, blocks: RDD[Block]): Unit =
+  private def unpersistWhenExecutionEnds(sc: SparkContext, blocks: RDD[_]): Unit =
     Option(sc.getLocalProperty(SQLExecution.EXECUTION_ID_KEY)).map(_.toLong).foreach { id =>
       sc.addSparkListener(new SparkListener {
         override def onOtherEvent(event: SparkListenerEvent): Unit = event match {

@@ -25,11 +25,13 @@ import rangejoin.planning.Inequality
  *
  * @param inequalities at least two, each `leftExpr op rightExpr`
  * @param residual the rest of the join condition, checked on candidate pairs
+ * @param blockRows the most rows in one block
  */
 case class IEJoinExec(
     inequalities: Seq[Inequality],
     residual: Option[Expression],
     joinType: JoinType,
+    blockRows: Int,
     left: SparkPlan,
     right: SparkPlan)
     extends BinaryExecNode {
@@ -51,20 +53,20 @@ case class IEJoinExec(
   override def simpleString(maxFields: Int): String = {
     val conds = inequalities.mkString("[", ", ", "]")
     val rest = residual.map(r => s", residual: ${r.sql}").getOrElse("")
-    s"$nodeName $joinType, $conds$rest"
+    s"$nodeName $joinType, $conds$rest, blockRows=$blockRows"
   }
 
   override protected def doExecute(): RDD[InternalRow] = {
     val leftKeys = bind(inequalities.map(_.left), left.output)
     val rightKeys = bind(inequalities.map(_.right), right.output)
     val encoders = leftKeys.map(k => KeyEncoder.forType(k.dataType))
-    val leftBlocks = CachedBlocks(left.execute(), leftKeys, encoders)
+    val leftBlocks = CachedBlocks(left.execute(), left.output, leftKeys, encoders, blockRows)
     // A self-join on the same keys reads and caches its (reused) input once.
     val selfJoin = left.sameResult(right) && leftKeys == rightKeys
     val rightBlocks =
-      if (selfJoin) leftBlocks else CachedBlocks(right.execute(), rightKeys, encoders)
-    val leftStats = leftBlocks.map(_.stats).collect()
-    val rightStats = if (selfJoin) leftStats else rightBlocks.map(_.stats).collect()
+      if (selfJoin) leftBlocks else CachedBlocks(right.execute(), right.output, rightKeys, encoders, blockRows)
+    val leftStats = leftBlocks.map(_.map(_.stats)).collect()
+    val rightStats = if (selfJoin) leftStats else rightBlocks.map(_.map(_.stats)).collect()
 
     val ops = inequalities.map(_.op)
     val orderings = encoders.map(KeyColumn.ordering)

@@ -27,6 +27,7 @@ final class IEJoinRuntime(
   def join(left: Block, rights: Iterator[Block]): Iterator[InternalRow] = {
     if (left.size == 0) return Iterator.empty
     val joined = new JoinedRow
+    val leftRow = new UnsafeRow(left.rows.numFields)
     val passes: InternalRow => Boolean = residual match {
       case Some(cond) => Predicate.create(cond, leftOutput ++ rightOutput).eval
       case None => _ => true
@@ -35,12 +36,13 @@ final class IEJoinRuntime(
     rights.flatMap { right =>
       if (right.size == 0) Iterator.empty
       else {
+        val rightRow = new UnsafeRow(right.rows.numFields)
         val scanner = timed(newScanner(left, right))
         new Iterator[InternalRow] {
           private var ready = false
           def hasNext: Boolean = {
             while (!ready && timed(scanner.advance())) {
-              joined(left.rows(scanner.leftIndex), right.rows(scanner.rightIndex))
+              joined(left.rows.row(scanner.leftIndex, leftRow), right.rows.row(scanner.rightIndex, rightRow))
               ready = passes(joined)
             }
             ready

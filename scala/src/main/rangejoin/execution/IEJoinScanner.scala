@@ -22,8 +22,9 @@ import rangejoin.planning.InequalityOp
  *     position p emits every set bit after p. Every emitted pair satisfies both conditions and
  *     every satisfying pair is emitted once.
  *
- * Both orders come from one stable radix sort each, with the tie rule encoded in the order the
- * rows are handed to it. Cost: two sorts, then O(n + m + output) bit-set steps.
+ * Each order is a linear merge when both blocks are already sorted on that key (blocks are sorted
+ * on x), else a stable radix sort that gets the tie rule from the order the rows are handed to
+ * it. Cost: at most two sorts, then O(n + m + output) bit-set steps.
  *
  * Use: `while (scanner.advance()) emit(scanner.leftIndex, scanner.rightIndex)`.
  */
@@ -95,16 +96,63 @@ object IEJoinScanner {
   /**
    * Row numbers (left `0 until n`, right `n until n + m`) sorted by key, ascending or descending,
    * with right rows before left rows among equal keys when `rightFirstOnTies`, else after.
+   * Two inputs that are each already in that order (as blocks are in key 0) are merged in linear
+   * time; otherwise a stable radix sort does it.
    */
   private[execution] def order(
+      left: Array[Long],
+      right: Array[Long],
+      ascending: Boolean,
+      rightFirstOnTies: Boolean): Array[Int] =
+    if (isSorted(left, ascending) && isSorted(right, ascending)) {
+      merge(left, right, ascending, rightFirstOnTies)
+    } else {
+      radixOrder(left, right, ascending, rightFirstOnTies)
+    }
+
+  private def isSorted(keys: Array[Long], ascending: Boolean): Boolean = {
+    var k = 1
+    while (k < keys.length) {
+      val cmp = java.lang.Long.compare(keys(k - 1), keys(k))
+      if (if (ascending) cmp > 0 else cmp < 0) return false
+      k += 1
+    }
+    true
+  }
+
+  private def merge(
+      left: Array[Long],
+      right: Array[Long],
+      ascending: Boolean,
+      rightFirstOnTies: Boolean): Array[Int] = {
+    val n = left.length
+    val out = new Array[Int](n + right.length)
+    var i = 0
+    var j = 0
+    var k = 0
+    while (i < n || j < right.length) {
+      val takeLeft = j == right.length || (i < n && {
+        val cmp = java.lang.Long.compare(left(i), right(j))
+        val before = if (ascending) cmp < 0 else cmp > 0
+        before || (cmp == 0 && !rightFirstOnTies)
+      })
+      if (takeLeft) { out(k) = i; i += 1 }
+      else { out(k) = n + j; j += 1 }
+      k += 1
+    }
+    out
+  }
+
+  private def radixOrder(
       left: Array[Long],
       right: Array[Long],
       ascending: Boolean,
       rightFirstOnTies: Boolean): Array[Int] = {
     val n = left.length
     val m = right.length
-    // Handing the rows to a stable sort in this order decides the ties.
-    val rowAt: Int => Int = if (rightFirstOnTies) k => if (k < m) n + k else k - m else identity
+    // Handing the rows to a stable sort in this order decides the ties: position k holds row
+    // rowAt(k).
+    def rowAt(k: Int): Int = if (!rightFirstOnTies) k else if (k < m) n + k else k - m
     val keys = new Array[Long](n + m)
     var k = 0
     while (k < n + m) {

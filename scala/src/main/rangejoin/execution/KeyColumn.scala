@@ -22,18 +22,33 @@ sealed trait KeyColumn extends Serializable {
 
   /** The largest value (or code); only for a non-empty column. */
   def max: Any
+
+  /** Row indices in ascending key order; ties keep row order. */
+  def sortedIndices: Array[Int]
+
+  /** The column of rows `indices`, in that order. */
+  def select(indices: Array[Int]): KeyColumn
 }
 
 final case class LongCodes(codes: Array[Long]) extends KeyColumn {
   def length: Int = codes.length
-  def min: Any = codes.min
-  def max: Any = codes.max
+  def min: Any = { var m = Long.MaxValue; codes.foreach(c => if (c < m) m = c); m }
+  def max: Any = { var m = Long.MinValue; codes.foreach(c => if (c > m) m = c); m }
+  def sortedIndices: Array[Int] = RadixSort.sortedIndices(codes)
+  def select(indices: Array[Int]): KeyColumn = {
+    val out = new Array[Long](indices.length)
+    var i = 0
+    while (i < out.length) { out(i) = codes(indices(i)); i += 1 }
+    LongCodes(out)
+  }
 }
 
 final case class OrderedValues(values: Array[Any], dataType: DataType) extends KeyColumn {
   def length: Int = values.length
   def min: Any = values.min(ordering)
   def max: Any = values.max(ordering)
+  def sortedIndices: Array[Int] = values.indices.sortWith((i, j) => ordering.lt(values(i), values(j))).toArray
+  def select(indices: Array[Int]): KeyColumn = OrderedValues(indices.map(values), dataType)
   @transient lazy val ordering: Ordering[Any] = PhysicalDataType.ordering(dataType)
 }
 
@@ -46,9 +61,8 @@ object KeyColumn {
   def jointCodes(a: KeyColumn, b: KeyColumn): (Array[Long], Array[Long]) = (a, b) match {
     case (LongCodes(x), LongCodes(y)) => (x, y)
     case (a: OrderedValues, b: OrderedValues) =>
-      val (x, y) = (a.values, b.values)
-      val ranks = denseRanks(x ++ y, a.ordering)
-      (ranks.take(x.length), ranks.drop(x.length))
+      val ranks = denseRanks(OrderedValues(a.values ++ b.values, a.dataType))
+      (ranks.take(a.length), ranks.drop(a.length))
     case _ => throw new IllegalArgumentException(s"Key columns of different kinds: $a and $b")
   }
 
@@ -58,8 +72,9 @@ object KeyColumn {
     case ValueKeyEncoder(dataType) => PhysicalDataType.ordering(dataType)
   }
 
-  private def denseRanks(values: Array[Any], ord: Ordering[Any]): Array[Long] = {
-    val order = values.indices.sortWith((i, j) => ord.lt(values(i), values(j))).toArray
+  private def denseRanks(column: OrderedValues): Array[Long] = {
+    val (values, ord) = (column.values, column.ordering)
+    val order = column.sortedIndices
     val ranks = new Array[Long](values.length)
     var rank = 0L
     var k = 0

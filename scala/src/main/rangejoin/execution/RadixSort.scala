@@ -13,14 +13,16 @@ object RadixSort {
   def sortedIndices(keys: Array[Long]): Array[Int] = {
     val n = keys.length
     var srcKeys = keys.clone()
-    var srcIdx = Array.tabulate(n)(identity)
+    var srcIdx = new Array[Int](n)
+    var i = 0
+    while (i < n) { srcIdx(i) = i; i += 1 }
     var dstKeys = new Array[Long](n)
     var dstIdx = new Array[Int](n)
     val counts = new Array[Int](256)
     var shift = 0
     while (shift < 64) {
       java.util.Arrays.fill(counts, 0)
-      var i = 0
+      i = 0
       while (i < n) { counts(digit(srcKeys(i), shift)) += 1; i += 1 }
       if (n > 0 && counts(digit(srcKeys(0), shift)) != n) {
         var sum = 0

@@ -67,6 +67,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
       conjuncts.inequalities,
       conjuncts.residuals.reduceOption(And),
       join.joinType,
+      RangeJoinConf.BlockRows.get(SQLConf.get),
       sortedBlocks(first.left, join.left),
       sortedBlocks(first.right, join.right))
   }

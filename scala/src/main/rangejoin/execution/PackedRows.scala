@@ -1,0 +1,64 @@
+package rangejoin.execution
+
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.unsafe.Platform
+
+/**
+ * Unsafe rows stored back to back in one byte array: row `i` is `data[offsets(i), offsets(i+1))`.
+ *
+ * Two objects per block instead of two per row keep the garbage collector out of the way, and
+ * the form serializes as two arrays when Spark moves a cached block to disk.
+ */
+final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: Array[Int])
+    extends Serializable {
+
+  def size: Int = offsets.length - 1
+
+  /** Points `reuse` at row `i` and returns it; valid until `reuse` is pointed elsewhere. */
+  def row(i: Int, reuse: UnsafeRow): UnsafeRow = {
+    reuse.pointTo(data, Platform.BYTE_ARRAY_OFFSET + offsets(i), offsets(i + 1) - offsets(i))
+    reuse
+  }
+
+  /** Rows `indices`, in that order, packed anew. */
+  def select(indices: Array[Int]): PackedRows = {
+    val builder = new PackedRows.Builder(numFields)
+    val row = new UnsafeRow(numFields)
+    indices.foreach(i => builder += this.row(i, row))
+    builder.result()
+  }
+}
+
+object PackedRows {
+
+  /** Appends copies of unsafe rows. */
+  final class Builder(numFields: Int) {
+    private var data = new Array[Byte](1 << 12)
+    private var offsets = new Array[Int](1 << 8)
+    private var count = 0
+    private var end = 0
+
+    def +=(row: UnsafeRow): Unit = {
+      val size = row.getSizeInBytes
+      if (end + size > data.length) {
+        data = java.util.Arrays.copyOf(data, math.max(data.length * 2L, end + size.toLong).toInt)
+      }
+      if (count + 2 > offsets.length) offsets = java.util.Arrays.copyOf(offsets, offsets.length * 2)
+      Platform.copyMemory(
+        row.getBaseObject,
+        row.getBaseOffset,
+        data,
+        Platform.BYTE_ARRAY_OFFSET + end,
+        size)
+      end += size
+      count += 1
+      offsets(count) = end
+    }
+
+    def result(): PackedRows =
+      new PackedRows(
+        numFields,
+        java.util.Arrays.copyOf(data, end),
+        java.util.Arrays.copyOf(offsets, count + 1))
+  }
+}
