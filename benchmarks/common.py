@@ -55,9 +55,13 @@ def employees(spark: SparkSession, rows: int) -> str:
     return str(path)
 
 
-def best_of(repeat: int, run):
-    """Runs `run` once to warm up, then `repeat` times; returns (median seconds, last result)."""
-    result = run()
+def best_of(repeat: int, run, warmup: int = 3):
+    """Runs `run` `warmup` times (JIT and caches), then `repeat` times.
+
+    Returns (median seconds of the timed runs, last result).
+    """
+    for _ in range(warmup):
+        result = run()
     times = []
     for _ in range(repeat):
         start = time.perf_counter()

@@ -3,7 +3,7 @@
 1. 100K rows: vanilla Spark against spark-rangejoin in the same session, same answer.
 2. 1M rows: spark-rangejoin against DuckDB (2 threads) on the same parquet files.
 
-Spark and DuckDB times are medians of 3 runs after one warm-up run; vanilla Spark runs once.
+Spark and DuckDB times are medians of 5 runs after 3 warm-up runs; vanilla Spark runs once.
 """
 
 import argparse
@@ -32,7 +32,7 @@ def main() -> None:
     path = employees(spark, args.small)
     spark.read.parquet(path).createOrReplaceTempView("employees")
     query = ANOMALY_QUERY.format(table="employees")
-    fast_s, fast = best_of(3, spark_query(spark, query, accelerated=True))
+    fast_s, fast = best_of(5, spark_query(spark, query, accelerated=True))
     print(f"[{args.small:,} rows] spark-rangejoin: {fast_s:.3f} s", flush=True)
     slow_s, slow = once(spark_query(spark, query, accelerated=False))
     print(f"[{args.small:,} rows] vanilla Spark:   {slow_s:.3f} s", flush=True)
@@ -41,10 +41,10 @@ def main() -> None:
 
     path = employees(spark, args.large)
     spark.read.parquet(path).createOrReplaceTempView("employees")
-    fast_s, fast = best_of(3, spark_query(spark, query, accelerated=True))
+    fast_s, fast = best_of(5, spark_query(spark, query, accelerated=True))
     print(f"[{args.large:,} rows] spark-rangejoin: {fast_s:.3f} s", flush=True)
     duck_query = ANOMALY_QUERY.format(table=f"read_parquet('{path}/*.parquet')")
-    duck_s, duck = best_of(3, duckdb_query(duck_query, threads=2))
+    duck_s, duck = best_of(5, duckdb_query(duck_query, threads=2))
     print(f"[{args.large:,} rows] DuckDB:          {duck_s:.3f} s", flush=True)
     assert normalize(fast) == normalize(duck), f"answers differ: {fast} vs {duck}"
     results.append((args.large, "DuckDB (2 threads)", duck_s, fast_s, fast[0]))

@@ -1,6 +1,8 @@
 package rangejoin
 
 import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
+import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types.DoubleType
 
@@ -70,6 +72,21 @@ class PlanSelectionSuite extends RangeJoinTestBase {
     assert(e.getMessage.contains(RangeJoinConf.BlockRows.key), e.getMessage)
   }
 
+  test("a large side is range-partitioned on its first key; a small side is not shuffled") {
+    // blockRows 16 x 2 cores: sides over 32 rows are range-partitioned.
+    spark.range(0, 1000).selectExpr("id", "id % 97 AS a", "id % 89 AS b").createOrReplaceTempView("big")
+    spark.range(0, 20).selectExpr("id", "id * 5 AS a", "id * 4 AS b").createOrReplaceTempView("small")
+    for ((l, r, expected) <- Seq(("big", "small", 1), ("small", "big", 1), ("big", "big", 2))) {
+      val q = s"SELECT x.id, y.id FROM $l x JOIN $r y ON x.a < y.a AND x.b >= y.b"
+      checkAgainstVanilla(q)
+      val plan = spark.sql(q).queryExecution.executedPlan
+      val rangeExchanges = collect(plan) {
+        case e: ShuffleExchangeExec if e.outputPartitioning.isInstanceOf[RangePartitioning] => e
+      }
+      assert(rangeExchanges.size == expected, plan)
+    }
+  }
+
   test("EXPLAIN shows the IEJoin node with its conditions") {
     setUp()
     val text = spark
@@ -77,7 +94,10 @@ class PlanSelectionSuite extends RangeJoinTestBase {
       .collect()
       .head
       .getString(0)
-    assert(text.contains("IEJoin Inner, [p.a < q.a, p.b >= q.b], residual: (NOT (p.id = q.id))"), text)
+    assert(
+      text.contains(
+        "IEJoin Inner, [p.a < q.a, p.b >= q.b], residual: (NOT (p.id = q.id)), blockRows=16"),
+      text)
   }
 
   test("metrics count output rows and joined and pruned block pairs") {

@@ -10,55 +10,75 @@ import org.apache.spark.rdd.RDD
 final case class BlockPairs(left: BlockRef, rights: Array[BlockRef])
 
 /**
- * One task: some left blocks, each with all of its right partners. Keeping all pairs of a left
+ * The left blocks of one task, each with all of its right partners. Keeping all pairs of a left
  * block in one task lets a left or full outer join decide, within the task, whether a left row
  * matched in any pair.
  */
-final case class BlockPairTask(index: Int, pairs: Array[BlockPairs]) extends Partition {
+final case class BlockPairGroup(pairs: Array[BlockPairs]) {
   def leftPartitions: Seq[Int] = pairs.map(_.left.partition).distinct.toSeq
   def rightPartitions: Seq[Int] = pairs.flatMap(_.rights.map(_.partition)).distinct.toSeq
 }
 
 /**
- * Runs `join` for each left block of each [[BlockPairTask]], reading blocks from the parents'
- * partitions (the [[CachedBlocks]] of each input). Blocks are read where they are needed, as
- * `CartesianRDD` reads its two parents; a pruned block pair is never read at all.
+ * A task of [[BlockPairRDD]]. It carries the parents' partitions it reads, as `CartesianRDD`'s
+ * partitions do: an RDD's partitions are not recomputed on executors.
+ */
+final class BlockPairTask(
+    override val index: Int,
+    val group: BlockPairGroup,
+    val leftParents: Map[Int, Partition],
+    val rightParents: Map[Int, Partition])
+    extends Partition
+
+/**
+ * Runs `join` for each left block of each [[BlockPairGroup]], reading blocks from the parents'
+ * partitions (the [[CachedBlocks]] of each input). A task reads only the blocks of its pairs; a
+ * pruned block pair is never read at all.
  *
  * @param join given a left block and, lazily and in order, its right blocks
  */
 class BlockPairRDD[T: ClassTag](
     left: RDD[Array[Block]],
     right: RDD[Array[Block]],
-    tasks: Array[BlockPairTask],
+    groups: Array[BlockPairGroup],
     join: (Block, Iterator[Block]) => Iterator[T])
     extends RDD[T](
       left.sparkContext,
       Seq(
         new NarrowDependency(left) {
-          def getParents(task: Int): Seq[Int] = tasks(task).leftPartitions
+          def getParents(task: Int): Seq[Int] = groups(task).leftPartitions
         },
         new NarrowDependency(right) {
-          def getParents(task: Int): Seq[Int] = tasks(task).rightPartitions
+          def getParents(task: Int): Seq[Int] = groups(task).rightPartitions
         })) {
 
-  override protected def getPartitions: Array[Partition] = tasks.toArray[Partition]
+  override protected def getPartitions: Array[Partition] = groups.zipWithIndex.map {
+    case (group, i) =>
+      new BlockPairTask(
+        i,
+        group,
+        group.leftPartitions.map(p => p -> left.partitions(p)).toMap,
+        group.rightPartitions.map(p => p -> right.partitions(p)).toMap)
+  }
 
   override protected def getPreferredLocations(split: Partition): Seq[String] = {
     val task = split.asInstanceOf[BlockPairTask]
-    left.preferredLocations(left.partitions(task.pairs.head.left.partition))
+    left.preferredLocations(task.leftParents(task.group.pairs.head.left.partition))
   }
 
   override def compute(split: Partition, context: TaskContext): Iterator[T] = {
     val task = split.asInstanceOf[BlockPairTask]
-    val partitions = mutable.Map.empty[(RDD[_], Int), Array[Block]]
-    def read(rdd: RDD[Array[Block]], ref: BlockRef): Block =
-      partitions
-        .getOrElseUpdate(
-          (rdd, ref.partition),
-          rdd.iterator(rdd.partitions(ref.partition), context).next())
-        .apply(ref.index)
-    task.pairs.iterator.flatMap { p =>
-      join(read(left, p.left), p.rights.iterator.map(read(right, _)))
+    val loaded = mutable.Map.empty[(Boolean, Int), Array[Block]]
+    def read(isLeft: Boolean, ref: BlockRef): Block = {
+      val blocks = loaded.getOrElseUpdate(
+        (isLeft, ref.partition), {
+          val (rdd, parents) = if (isLeft) (left, task.leftParents) else (right, task.rightParents)
+          rdd.iterator(parents(ref.partition), context).next()
+        })
+      blocks(ref.index)
+    }
+    task.group.pairs.iterator.flatMap { p =>
+      join(read(isLeft = true, p.left), p.rights.iterator.map(read(isLeft = false, _)))
     }
   }
 }
@@ -67,7 +87,7 @@ class BlockPairRDD[T: ClassTag](
 object BlockPairPlanner {
 
   /** The tasks to run, and how many block pairs were joined and pruned by their min/max ranges. */
-  final case class Plan(tasks: Array[BlockPairTask], joinedPairs: Long, prunedPairs: Long)
+  final case class Plan(tasks: Array[BlockPairGroup], joinedPairs: Long, prunedPairs: Long)
 
   /**
    * Keeps each pair of non-empty blocks that `canMatch`. Consecutive left blocks share a task
@@ -94,11 +114,11 @@ object BlockPairPlanner {
     val considered = candidates.size.toLong * rightRefs.size
     val target = candidates.map(_._2).sum / (4.0 * parallelism)
 
-    val tasks = mutable.ArrayBuffer.empty[BlockPairTask]
+    val tasks = mutable.ArrayBuffer.empty[BlockPairGroup]
     val current = mutable.ArrayBuffer.empty[BlockPairs]
     var work = 0.0
     def flush(): Unit = if (current.nonEmpty) {
-      tasks += BlockPairTask(tasks.size, current.toArray)
+      tasks += BlockPairGroup(current.toArray)
       current.clear()
       work = 0.0
     }

@@ -4,7 +4,7 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.{InnerLike, JoinType}
-import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, UnknownPartitioning}
+import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, RangePartitioning, UnknownPartitioning}
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan, SQLExecution}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
@@ -13,8 +13,8 @@ import rangejoin.planning.Inequality
 /**
  * Joins on two or more inequalities with IEJoin over pairs of sorted blocks.
  *
- * Each child is range-partitioned on the first inequality's key into blocks (the strategy puts
- * the exchange below this node). Execution:
+ * A large child is range-partitioned on the first inequality's key (the strategy puts the
+ * exchange below this node); a small one is coalesced. Execution:
  *  1. one job per side loads each block with its keys into Spark's block manager
  *     ([[CachedBlocks]]) and returns every block's min/max of every inequality key
  *     ([[BlockStats]]); a self-join does this once;
@@ -60,11 +60,12 @@ case class IEJoinExec(
     val leftKeys = bind(inequalities.map(_.left), left.output)
     val rightKeys = bind(inequalities.map(_.right), right.output)
     val encoders = leftKeys.map(k => KeyEncoder.forType(k.dataType))
-    val leftBlocks = CachedBlocks(left.execute(), left.output, leftKeys, encoders, blockRows)
+    val leftBlocks = CachedBlocks(blockInput(left), left.output, leftKeys, encoders, blockRows)
     // A self-join on the same keys reads and caches its (reused) input once.
     val selfJoin = left.sameResult(right) && leftKeys == rightKeys
     val rightBlocks =
-      if (selfJoin) leftBlocks else CachedBlocks(right.execute(), right.output, rightKeys, encoders, blockRows)
+      if (selfJoin) leftBlocks
+      else CachedBlocks(blockInput(right), right.output, rightKeys, encoders, blockRows)
     val leftStats = leftBlocks.map(_.map(_.stats)).collect()
     val rightStats = if (selfJoin) leftStats else rightBlocks.map(_.map(_.stats)).collect()
 
@@ -91,6 +92,16 @@ case class IEJoinExec(
       metrics("numOutputRows"),
       metrics("localJoinTime"))
     new BlockPairRDD(leftBlocks, rightBlocks, pairs.tasks, runtime.join)
+  }
+
+  /**
+   * The rows of `child` in the partitions to cut into blocks: as they are when the strategy
+   * range-partitioned the side, else coalesced (without a shuffle) to at most the default
+   * parallelism, which bounds the number of block pairs of a small side.
+   */
+  private def blockInput(child: SparkPlan): RDD[InternalRow] = child.outputPartitioning match {
+    case _: RangePartitioning => child.execute()
+    case _ => child.execute().coalesce(sparkContext.defaultParallelism)
   }
 
   private def bind(keys: Seq[Expression], input: Seq[Attribute]): Seq[Expression] =

@@ -23,7 +23,9 @@ import rangejoin.execution.IEJoinExec
  *  1. The join has no condition, carries a join hint, or its type is not inner: Spark.
  *  1. The condition has an equality between the two sides: Spark, whose hash and sort-merge
  *     joins use the equality keys.
- *  1. Two or more inequalities and `spark.rangejoin.iejoin.enabled`: [[IEJoinExec]].
+ *  1. Two or more inequalities and `spark.rangejoin.iejoin.enabled`: [[IEJoinExec]]. Each side
+ *     larger than `spark.rangejoin.blockRows` x default parallelism (estimated) is
+ *     range-partitioned on the first inequality's key; a smaller one is not shuffled.
  *  1. Otherwise: Spark.
  *
  * Each decline is logged at debug level with its reason.
@@ -73,19 +75,27 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
   }
 
   /**
-   * `child` range-partitioned on `key` into blocks. The block count is
-   * max(default parallelism, estimated rows / `spark.rangejoin.blockRows`), at most
-   * `spark.sql.shuffle.partitions`; the origin keeps adaptive execution from coalescing blocks.
+   * `child` prepared for cutting into sorted blocks. A side estimated at more rows than
+   * `spark.rangejoin.blockRows` x default parallelism is range-partitioned on `key` into
+   * max(default parallelism, estimated rows / blockRows) partitions, at most
+   * `spark.sql.shuffle.partitions` (the origin keeps adaptive execution from coalescing them), so
+   * that blocks of different partitions cover disjoint key ranges. A smaller side skips that
+   * shuffle: [[IEJoinExec]] coalesces its partitions instead.
    */
   private def sortedBlocks(key: Expression, child: LogicalPlan): SparkPlan = {
     val conf = SQLConf.get
     val stats = child.stats
     val rows = stats.rowCount.getOrElse(stats.sizeInBytes / EstimationUtils.getSizePerRow(child.output))
-    val wanted = (rows / RangeJoinConf.BlockRows.get(conf) + 1).min(Int.MaxValue).toInt
-    val blocks = wanted.max(session.sparkContext.defaultParallelism).min(conf.numShufflePartitions)
-    ShuffleExchangeExec(
-      RangePartitioning(Seq(SortOrder(key, Ascending)), blocks),
-      planLater(child),
-      REPARTITION_BY_NUM)
+    val blockRows = RangeJoinConf.BlockRows.get(conf)
+    val parallelism = session.sparkContext.defaultParallelism
+    if (rows <= BigInt(blockRows) * parallelism) {
+      planLater(child)
+    } else {
+      val wanted = (rows / blockRows + 1).min(Int.MaxValue).toInt
+      ShuffleExchangeExec(
+        RangePartitioning(Seq(SortOrder(key, Ascending)), wanted.max(parallelism).min(conf.numShufflePartitions)),
+        planLater(child),
+        REPARTITION_BY_NUM)
+    }
   }
 }
