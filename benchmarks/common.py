@@ -55,7 +55,7 @@ def employees(spark: SparkSession, rows: int) -> str:
     return str(path)
 
 
-def best_of(repeat: int, run, warmup: int = 3):
+def best_of(repeat: int, run, warmup: int = 5):
     """Runs `run` `warmup` times (JIT and caches), then `repeat` times.
 
     Returns (median seconds of the timed runs, last result).
@@ -100,6 +100,30 @@ def duckdb_query(query: str, threads: int = 2):
 
 def plan_text(spark: SparkSession, query: str) -> str:
     return spark.sql(query)._jdf.queryExecution().executedPlan().toString()
+
+
+def operator_metrics(spark: SparkSession, query: str, operator: str) -> dict:
+    """Runs `query` (plugin on) and returns the SQL metrics of its first `operator` node."""
+    spark.conf.set("spark.rangejoin.enabled", "true")
+    df = spark.sql(query)
+    df.collect()
+    pending = [df._jdf.queryExecution().executedPlan()]
+    while pending:
+        node = pending.pop()
+        if node.nodeName() == operator:
+            metrics = node.metrics()
+            names = metrics.keys().toSeq()
+            return {
+                names.apply(i): metrics.apply(names.apply(i)).value() for i in range(names.size())
+            }
+        name = node.getClass().getSimpleName()
+        if name == "AdaptiveSparkPlanExec":
+            pending.append(node.executedPlan())
+        elif name.endswith("QueryStageExec"):
+            pending.append(node.plan())
+        children = node.children()
+        pending.extend(children.apply(i) for i in range(children.size()))
+    raise ValueError(f"no {operator} in the plan of: {query}")
 
 
 def normalize(rows):

@@ -23,7 +23,9 @@ def spark_version() -> str:
     """The Spark version the bundled jar was built for."""
     marker = _jar_dir() / "SPARK_VERSION"
     if not marker.is_file():
-        raise JarNotFoundError(f"No rangejoin jar is bundled ({marker} is missing). {_REBUILD_HINT}")
+        raise JarNotFoundError(
+            f"No rangejoin jar is bundled ({marker} is missing). {_REBUILD_HINT}"
+        )
     return marker.read_text().strip()
 
 

@@ -14,7 +14,8 @@ final case class ConfEntry[T](
     doc: String,
     default: T,
     allowed: String,
-    parse: String => Option[T]) {
+    parse: String => Option[T]
+) {
 
   /** This entry's value in `conf`, or its default when unset. */
   def get(conf: SQLConf): T = conf.getConfString(key, null) match {
@@ -22,39 +23,56 @@ final case class ConfEntry[T](
     case raw =>
       parse(raw.trim).getOrElse(
         throw new IllegalArgumentException(
-          s"Invalid value '$raw' for configuration $key: allowed values are $allowed."))
+          s"Invalid value '$raw' for configuration $key: allowed values are $allowed."
+        )
+      )
   }
 }
 
 /** Every configuration key of spark-rangejoin. The README's table lists the same keys. */
 object RangeJoinConf {
   private def booleanEntry(key: String, doc: String, default: Boolean): ConfEntry[Boolean] =
-    ConfEntry[Boolean](key, doc, default, "true, false", _.toLowerCase match {
-      case "true" => Some(true)
-      case "false" => Some(false)
-      case _ => None
-    })
+    ConfEntry[Boolean](
+      key,
+      doc,
+      default,
+      "true, false",
+      _.toLowerCase match {
+        case "true" => Some(true)
+        case "false" => Some(false)
+        case _ => None
+      }
+    )
 
   private def positiveIntEntry(key: String, doc: String, default: Int): ConfEntry[Int] =
-    ConfEntry[Int](key, doc, default, "an integer from 1 to 2147483647", _.toIntOption.filter(_ > 0))
+    ConfEntry[Int](
+      key,
+      doc,
+      default,
+      "an integer from 1 to 2147483647",
+      _.toIntOption.filter(_ > 0)
+    )
 
   val Enabled: ConfEntry[Boolean] = booleanEntry(
     "spark.rangejoin.enabled",
     "Master switch. When false, every join is planned by Spark as if the extension were absent.",
-    default = true)
+    default = true
+  )
 
   val IEJoinEnabled: ConfEntry[Boolean] = booleanEntry(
     "spark.rangejoin.iejoin.enabled",
     "Plan joins with two or more inequality conditions as IEJoinExec.",
-    default = true)
+    default = true
+  )
 
   val BlockRows: ConfEntry[Int] = positiveIntEntry(
     "spark.rangejoin.blockRows",
-    "Most rows in one sorted block. Each side is range-partitioned on its first inequality " +
-      "key into max(spark.default.parallelism, estimated rows / blockRows) partitions, at most " +
-      "spark.sql.shuffle.partitions; each partition is sorted and cut into blocks of at most " +
-      "blockRows rows. Smaller blocks prune better; larger ones cost fewer block pairs.",
-    default = 32768)
+    "Most rows in one sorted block. A side estimated at more than blockRows x default " +
+      "parallelism rows is range-partitioned on its first inequality key; every partition is " +
+      "sorted and cut into blocks of at most blockRows rows. Smaller blocks prune better; " +
+      "larger ones cost fewer block pairs.",
+    default = 32768
+  )
 
   val all: Seq[ConfEntry[_]] = Seq(Enabled, IEJoinEnabled, BlockRows)
 }

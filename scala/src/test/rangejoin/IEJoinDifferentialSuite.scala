@@ -26,7 +26,8 @@ class IEJoinDifferentialSuite extends RangeJoinTestBase {
     register(IntegerType, seed = 1)
     val sizes = for (op1 <- ops; op2 <- ops; flip <- Seq(false, true)) yield {
       checkAgainstVanilla(
-        s"SELECT l.id, r.id FROM l JOIN r ON ${cond("a", op1, flip)} AND ${cond("b", op2, !flip)}")
+        s"SELECT l.id, r.id FROM l JOIN r ON ${cond("a", op1, flip)} AND ${cond("b", op2, !flip)}"
+      )
     }
     assert(sizes.count(_ > 0) == sizes.size, "every query should have matches")
   }
@@ -48,25 +49,31 @@ class IEJoinDifferentialSuite extends RangeJoinTestBase {
   test("residual conditions are applied to candidate pairs") {
     register(DoubleType, seed = 5)
     checkAgainstVanilla(
-      "SELECT l.id, r.id FROM l JOIN r ON l.a < r.a AND l.b >= r.b AND l.c <> r.c")
+      "SELECT l.id, r.id FROM l JOIN r ON l.a < r.a AND l.b >= r.b AND l.c <> r.c"
+    )
     checkAgainstVanilla(
-      "SELECT l.id, r.id FROM l JOIN r ON l.a <= r.a AND r.b < l.b AND (l.id + r.id) % 3 = 0")
+      "SELECT l.id, r.id FROM l JOIN r ON l.a <= r.a AND r.b < l.b AND (l.id + r.id) % 3 = 0"
+    )
     checkAgainstVanilla(
-      "SELECT l.id, r.id FROM l JOIN r ON l.a > r.a AND l.b > r.b AND (l.c IS NULL OR r.c < 1)")
+      "SELECT l.id, r.id FROM l JOIN r ON l.a > r.a AND l.b > r.b AND (l.c IS NULL OR r.c < 1)"
+    )
   }
 
   test("three or more inequalities: the extra ones are residuals and prune blocks") {
     register(LongType, seed = 6)
     checkAgainstVanilla(
-      "SELECT l.id, r.id FROM l JOIN r ON l.a < r.a AND l.b > r.b AND l.c <= r.c")
+      "SELECT l.id, r.id FROM l JOIN r ON l.a < r.a AND l.b > r.b AND l.c <= r.c"
+    )
     checkAgainstVanilla(
-      "SELECT l.id, r.id FROM l JOIN r ON l.a <= r.a AND l.b >= r.b AND l.c > r.c AND l.a < r.c")
+      "SELECT l.id, r.id FROM l JOIN r ON l.a <= r.a AND l.b >= r.b AND l.c > r.c AND l.a < r.c"
+    )
   }
 
   test("BETWEEN becomes two inequalities (band join)") {
     register(IntegerType, seed = 7, leftRows = 200, rightRows = 150)
     assert(checkAgainstVanilla(
-      "SELECT l.id, r.id FROM l JOIN r ON l.a BETWEEN r.a - 1 AND r.a + 1") > 0)
+      "SELECT l.id, r.id FROM l JOIN r ON l.a BETWEEN r.a - 1 AND r.a + 1"
+    ) > 0)
     checkAgainstVanilla("SELECT l.id, r.id FROM l, r WHERE r.b BETWEEN l.a AND l.b")
   }
 
@@ -74,13 +81,16 @@ class IEJoinDifferentialSuite extends RangeJoinTestBase {
     register(IntegerType, seed = 8)
     checkAgainstVanilla("SELECT l.id, r.id FROM l JOIN r ON l.a + 5 < r.a * 2 AND l.b > r.b - 1")
     checkAgainstVanilla(
-      "SELECT l.id, r.id FROM l JOIN r ON CAST(l.a AS DOUBLE) / 2 <= r.b AND l.b > abs(r.a)")
+      "SELECT l.id, r.id FROM l JOIN r ON CAST(l.a AS DOUBLE) / 2 <= r.b AND l.b > abs(r.a)"
+    )
     register(DateType, seed = 9)
     checkAgainstVanilla(
-      "SELECT l.id, r.id FROM l JOIN r ON date_add(l.a, 1) <= r.a AND l.b > date_sub(r.b, 2)")
+      "SELECT l.id, r.id FROM l JOIN r ON date_add(l.a, 1) <= r.a AND l.b > date_sub(r.b, 2)"
+    )
     register(StringType, seed = 10)
     checkAgainstVanilla(
-      "SELECT l.id, r.id FROM l JOIN r ON concat(l.a, 'x') < r.a AND upper(l.b) >= r.b")
+      "SELECT l.id, r.id FROM l JOIN r ON concat(l.a, 'x') < r.a AND upper(l.b) >= r.b"
+    )
   }
 
   test("mixed key types across the two inequalities") {
@@ -109,7 +119,8 @@ class IEJoinDifferentialSuite extends RangeJoinTestBase {
       s"SELECT x.id, y.id FROM f x JOIN $empty y ON x.a < y.a AND x.b > y.b",
       s"SELECT x.id, y.id FROM $empty x JOIN f y ON x.a < y.a AND x.b > y.b",
       "SELECT f.id, n.id FROM f JOIN n ON f.a < n.a AND f.b > n.b",
-      "SELECT f.id, n.id FROM n JOIN f ON n.a <= f.a AND n.b >= f.b")
+      "SELECT f.id, n.id FROM n JOIN f ON n.a <= f.a AND n.b >= f.b"
+    )
     // Adaptive execution would replace a join with an empty side by an empty relation; without
     // it, IEJoinExec itself meets the empty input.
     withConf("spark.sql.adaptive.enabled" -> "false") {
@@ -124,7 +135,8 @@ class IEJoinDifferentialSuite extends RangeJoinTestBase {
       .createOrReplaceTempView("d")
     withConf(RangeJoinConf.BlockRows.key -> "100", "spark.sql.shuffle.partitions" -> "16") {
       checkAgainstVanilla(
-        "SELECT x.id, y.id FROM d x JOIN d y ON x.a < y.a AND x.b >= y.b AND x.id % 10 = 0")
+        "SELECT x.id, y.id FROM d x JOIN d y ON x.a < y.a AND x.b >= y.b AND x.id % 10 = 0"
+      )
       checkAgainstVanilla("SELECT count(*) FROM d x JOIN d y ON x.a <= y.a AND x.b > y.b")
     }
   }

@@ -19,7 +19,8 @@ class IEJoinScannerSuite extends AnyFunSuite {
       rx: Array[Long],
       ry: Array[Long],
       op1: InequalityOp,
-      op2: InequalityOp): Seq[(Int, Int)] =
+      op2: InequalityOp
+  ): Seq[(Int, Int)] =
     for {
       i <- lx.indices
       j <- rx.indices
@@ -45,7 +46,10 @@ class IEJoinScannerSuite extends AnyFunSuite {
         val (lx, ly, rx, ry) = (keys(n), keys(n), keys(m), keys(m))
         val expected = bruteForce(lx, ly, rx, ry, op1, op2).sorted
         val actual = scan(new IEJoinScanner(lx, ly, rx, ry, op1, op2))
-        assert(actual.sorted == expected, s"lx=${lx.toSeq} ly=${ly.toSeq} rx=${rx.toSeq} ry=${ry.toSeq}")
+        assert(
+          actual.sorted == expected,
+          s"lx=${lx.toSeq} ly=${ly.toSeq} rx=${rx.toSeq} ry=${ry.toSeq}"
+        )
         assert(actual.distinct.size == actual.size, "a pair was emitted twice")
         if (expected.nonEmpty) nonEmpty += 1
       }
@@ -67,7 +71,8 @@ class IEJoinScannerSuite extends AnyFunSuite {
       val ry = sortedKeys(m, !op2.leftSmaller)
       assert(
         scan(new IEJoinScanner(lx, ly, rx, ry, op1, op2)).sorted ==
-          bruteForce(lx, ly, rx, ry, op1, op2).sorted)
+          bruteForce(lx, ly, rx, ry, op1, op2).sorted
+      )
     }
   }
 
@@ -76,7 +81,8 @@ class IEJoinScannerSuite extends AnyFunSuite {
     for (op1 <- ops; op2 <- ops) {
       assert(
         scan(new IEJoinScanner(extremes, extremes.reverse, extremes, extremes, op1, op2)).sorted ==
-          bruteForce(extremes, extremes.reverse, extremes, extremes, op1, op2).sorted)
+          bruteForce(extremes, extremes.reverse, extremes, extremes, op1, op2).sorted
+      )
       assert(scan(new IEJoinScanner(Array(), Array(), extremes, extremes, op1, op2)).isEmpty)
       assert(scan(new IEJoinScanner(extremes, extremes, Array(), Array(), op1, op2)).isEmpty)
     }

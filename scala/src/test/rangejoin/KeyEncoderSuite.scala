@@ -30,7 +30,8 @@ class KeyEncoderSuite extends AnyFunSuite {
     for (a <- doubles; b <- doubles) {
       val expected = Integer.signum(ordering.compare(a, b))
       val actual = java.lang.Long.signum(
-        java.lang.Long.compare(KeyEncoder.doubleCode(a), KeyEncoder.doubleCode(b)))
+        java.lang.Long.compare(KeyEncoder.doubleCode(a), KeyEncoder.doubleCode(b))
+      )
       assert(actual == expected, s"$a vs $b")
     }
   }
@@ -41,7 +42,8 @@ class KeyEncoderSuite extends AnyFunSuite {
     for (a <- floats; b <- floats) {
       val expected = Integer.signum(ordering.compare(a, b))
       val actual = java.lang.Long.signum(
-        java.lang.Long.compare(KeyEncoder.floatCode(a), KeyEncoder.floatCode(b)))
+        java.lang.Long.compare(KeyEncoder.floatCode(a), KeyEncoder.floatCode(b))
+      )
       assert(actual == expected, s"$a vs $b")
     }
   }

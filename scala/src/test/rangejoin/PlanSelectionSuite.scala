@@ -17,7 +17,9 @@ class PlanSelectionSuite extends RangeJoinTestBase {
   }
 
   test("the extension registers its planner strategy") {
-    assert(spark.sessionState.planner.extraPlanningStrategies.exists(_.isInstanceOf[RangeJoinStrategy]))
+    assert(
+      spark.sessionState.planner.extraPlanningStrategies.exists(_.isInstanceOf[RangeJoinStrategy])
+    )
   }
 
   test("two inequalities plan IEJoinExec") {
@@ -35,7 +37,8 @@ class PlanSelectionSuite extends RangeJoinTestBase {
       "SELECT p.id, q.id FROM p JOIN q ON p.a < q.a OR p.b > q.b",
       "SELECT p.id, q.id FROM p LEFT JOIN q ON p.a < q.a AND p.b > q.b",
       "SELECT p.id, q.id FROM p JOIN q ON array(p.a) < array(q.a) AND p.b > q.b",
-      "SELECT /*+ BROADCAST(q) */ p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b")
+      "SELECT /*+ BROADCAST(q) */ p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b"
+    )
     notAccelerated.foreach(checkAgainstVanilla(_, accelerated = false))
   }
 
@@ -45,7 +48,8 @@ class PlanSelectionSuite extends RangeJoinTestBase {
     // inequality in the join condition.
     checkAgainstVanilla(
       "SELECT count(*) > -1 FROM p JOIN q ON p.a < q.a WHERE p.b > q.b + rand() * 0",
-      accelerated = false)
+      accelerated = false
+    )
     val a = AttributeReference("a", DoubleType)()
     val b = AttributeReference("b", DoubleType)()
     def inequalities(condition: Expression) =
@@ -57,7 +61,10 @@ class PlanSelectionSuite extends RangeJoinTestBase {
   test("the switches turn the operator off at runtime, and a bad value names the key") {
     setUp()
     val q = "SELECT p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b"
-    withConf(RangeJoinConf.IEJoinEnabled.key -> "false")(checkAgainstVanilla(q, accelerated = false))
+    withConf(RangeJoinConf.IEJoinEnabled.key -> "false")(checkAgainstVanilla(
+      q,
+      accelerated = false
+    ))
     withConf(RangeJoinConf.Enabled.key -> "false")(checkAgainstVanilla(q, accelerated = false))
     checkAgainstVanilla(q)
     for (key <- Seq(RangeJoinConf.Enabled.key, RangeJoinConf.IEJoinEnabled.key)) {
@@ -74,8 +81,14 @@ class PlanSelectionSuite extends RangeJoinTestBase {
 
   test("a large side is range-partitioned on its first key; a small side is not shuffled") {
     // blockRows 16 x 2 cores: sides over 32 rows are range-partitioned.
-    spark.range(0, 1000).selectExpr("id", "id % 97 AS a", "id % 89 AS b").createOrReplaceTempView("big")
-    spark.range(0, 20).selectExpr("id", "id * 5 AS a", "id * 4 AS b").createOrReplaceTempView("small")
+    spark.range(
+      0,
+      1000
+    ).selectExpr("id", "id % 97 AS a", "id % 89 AS b").createOrReplaceTempView("big")
+    spark.range(
+      0,
+      20
+    ).selectExpr("id", "id * 5 AS a", "id * 4 AS b").createOrReplaceTempView("small")
     for ((l, r, expected) <- Seq(("big", "small", 1), ("small", "big", 1), ("big", "big", 2))) {
       val q = s"SELECT x.id, y.id FROM $l x JOIN $r y ON x.a < y.a AND x.b >= y.b"
       checkAgainstVanilla(q)
@@ -96,8 +109,10 @@ class PlanSelectionSuite extends RangeJoinTestBase {
       .getString(0)
     assert(
       text.contains(
-        "IEJoin Inner, [p.a < q.a, p.b >= q.b], residual: (NOT (p.id = q.id)), blockRows=16"),
-      text)
+        "IEJoin Inner, [p.a < q.a, p.b >= q.b], residual: (NOT (p.id = q.id)), blockRows=16"
+      ),
+      text
+    )
   }
 
   test("metrics count output rows and joined and pruned block pairs") {

@@ -30,7 +30,8 @@ object RandomTables {
     TimestampType,
     TimestampNTZType,
     StringType,
-    BooleanType)
+    BooleanType
+  )
 
   def value(dt: DataType, rnd: Random): Any = {
     val k = rnd.nextInt(12) - 6
@@ -54,7 +55,13 @@ object RandomTables {
   private def special(rnd: Random): Option[Double] =
     if (rnd.nextInt(5) > 0) None
     else
-      Some(Seq(Double.NaN, -0.0, 0.0, Double.PositiveInfinity, Double.NegativeInfinity)(rnd.nextInt(5)))
+      Some(Seq(
+        Double.NaN,
+        -0.0,
+        0.0,
+        Double.PositiveInfinity,
+        Double.NegativeInfinity
+      )(rnd.nextInt(5)))
 
   /** A table of `rows` rows of type `dt` with about `nullPercent`% NULLs in each key column. */
   def table(
@@ -62,11 +69,14 @@ object RandomTables {
       dt: DataType,
       rows: Int,
       seed: Long,
-      nullPercent: Int = 10): DataFrame = {
+      nullPercent: Int = 10
+  ): DataFrame = {
     val rnd = new Random(seed)
     val schema = StructType(
       StructField("id", IntegerType, nullable = false) +: Seq("a", "b", "c").map(
-        StructField(_, dt)))
+        StructField(_, dt)
+      )
+    )
     val data = (0 until rows).map { id =>
       Row.fromSeq(id +: Seq.fill(3)(if (rnd.nextInt(100) < nullPercent) null else value(dt, rnd)))
     }

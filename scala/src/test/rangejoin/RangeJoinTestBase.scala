@@ -32,9 +32,9 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
     pairs.foreach { case (k, v) => spark.conf.set(k, v) }
     try body
     finally previous.foreach {
-      case (k, Some(v)) => spark.conf.set(k, v)
-      case (k, None) => spark.conf.unset(k)
-    }
+        case (k, Some(v)) => spark.conf.set(k, v)
+        case (k, None) => spark.conf.unset(k)
+      }
   }
 
   def ieJoins(plan: SparkPlan): Seq[IEJoinExec] = collect(plan) { case j: IEJoinExec => j }
@@ -74,7 +74,8 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
            |missing (first 10): ${missing.mkString(" ")}
            |extra (first 10): ${extra.mkString(" ")}
            |plan:
-           |$plan""".stripMargin)
+           |$plan""".stripMargin
+      )
     }
     actual.size
   }

@@ -37,7 +37,8 @@ object Block {
       keyProjection: UnsafeProjection,
       toUnsafe: UnsafeProjection,
       encoders: Seq[KeyEncoder],
-      blockRows: Int): Array[Block] = {
+      blockRows: Int
+  ): Array[Block] = {
     var kept: PackedRows.Builder = null
     val builders = encoders.map(_.newBuilder()).toArray
     rows.foreach { row =>

@@ -27,8 +27,8 @@ final class BlockPairTask(
     override val index: Int,
     val group: BlockPairGroup,
     val leftParents: Map[Int, Partition],
-    val rightParents: Map[Int, Partition])
-    extends Partition
+    val rightParents: Map[Int, Partition]
+) extends Partition
 
 /**
  * Runs `join` for each left block of each [[BlockPairGroup]], reading blocks from the parents'
@@ -41,8 +41,8 @@ class BlockPairRDD[T: ClassTag](
     left: RDD[Array[Block]],
     right: RDD[Array[Block]],
     groups: Array[BlockPairGroup],
-    join: (Block, Iterator[Block]) => Iterator[T])
-    extends RDD[T](
+    join: (Block, Iterator[Block]) => Iterator[T]
+) extends RDD[T](
       left.sparkContext,
       Seq(
         new NarrowDependency(left) {
@@ -50,7 +50,9 @@ class BlockPairRDD[T: ClassTag](
         },
         new NarrowDependency(right) {
           def getParents(task: Int): Seq[Int] = groups(task).rightPartitions
-        })) {
+        }
+      )
+    ) {
 
   override protected def getPartitions: Array[Partition] = groups.zipWithIndex.map {
     case (group, i) =>
@@ -58,7 +60,8 @@ class BlockPairRDD[T: ClassTag](
         i,
         group,
         group.leftPartitions.map(p => p -> left.partitions(p)).toMap,
-        group.rightPartitions.map(p => p -> right.partitions(p)).toMap)
+        group.rightPartitions.map(p => p -> right.partitions(p)).toMap
+      )
   }
 
   override protected def getPreferredLocations(split: Partition): Seq[String] = {
@@ -74,7 +77,8 @@ class BlockPairRDD[T: ClassTag](
         (isLeft, ref.partition), {
           val (rdd, parents) = if (isLeft) (left, task.leftParents) else (right, task.rightParents)
           rdd.iterator(parents(ref.partition), context).next()
-        })
+        }
+      )
       blocks(ref.index)
     }
     task.group.pairs.iterator.flatMap { p =>
@@ -100,7 +104,8 @@ object BlockPairPlanner {
       left: Array[Array[BlockStats]],
       right: Array[Array[BlockStats]],
       canMatch: (BlockStats, BlockStats) => Boolean,
-      parallelism: Int): Plan = {
+      parallelism: Int
+  ): Plan = {
     def refs(stats: Array[Array[BlockStats]]) = for {
       (blocks, p) <- stats.zipWithIndex.toSeq
       (s, i) <- blocks.zipWithIndex if s.rows > 0

@@ -27,7 +27,8 @@ object CachedBlocks {
       schema: Seq[Attribute],
       keys: Seq[Expression],
       encoders: Seq[KeyEncoder],
-      blockRows: Int): RDD[Array[Block]] = {
+      blockRows: Int
+  ): RDD[Array[Block]] = {
     val blocks = rows
       .mapPartitions { it =>
         val keyProjection = UnsafeProjection.create(keys)

@@ -4,8 +4,12 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.{InnerLike, JoinType}
-import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, RangePartitioning, UnknownPartitioning}
-import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan, SQLExecution}
+import org.apache.spark.sql.catalyst.plans.physical.{
+  Partitioning,
+  RangePartitioning,
+  UnknownPartitioning
+}
+import org.apache.spark.sql.execution.{BinaryExecNode, SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
 import rangejoin.planning.Inequality
@@ -33,8 +37,8 @@ case class IEJoinExec(
     joinType: JoinType,
     blockRows: Int,
     left: SparkPlan,
-    right: SparkPlan)
-    extends BinaryExecNode {
+    right: SparkPlan
+) extends BinaryExecNode {
   require(inequalities.size >= 2, "IEJoinExec needs at least two inequalities")
 
   override def output: Seq[Attribute] = joinType match {
@@ -48,7 +52,8 @@ case class IEJoinExec(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "blockPairs" -> SQLMetrics.createMetric(sparkContext, "block pairs joined"),
     "prunedBlockPairs" -> SQLMetrics.createMetric(sparkContext, "block pairs pruned"),
-    "localJoinTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "local IEJoin time"))
+    "localJoinTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "local IEJoin time")
+  )
 
   override def simpleString(maxFields: Int): String = {
     val conds = inequalities.mkString("[", ", ", "]")
@@ -75,13 +80,15 @@ case class IEJoinExec(
       leftStats,
       rightStats,
       (l, r) => l.canMatch(r, ops, orderings),
-      sparkContext.defaultParallelism)
+      sparkContext.defaultParallelism
+    )
     metrics("blockPairs").add(pairs.joinedPairs)
     metrics("prunedBlockPairs").add(pairs.prunedPairs)
     SQLMetrics.postDriverMetricUpdates(
       sparkContext,
       sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY),
-      Seq(metrics("blockPairs"), metrics("prunedBlockPairs")))
+      Seq(metrics("blockPairs"), metrics("prunedBlockPairs"))
+    )
 
     val runtime = new IEJoinRuntime(
       ops(0),
@@ -90,7 +97,8 @@ case class IEJoinExec(
       left.output,
       right.output,
       metrics("numOutputRows"),
-      metrics("localJoinTime"))
+      metrics("localJoinTime")
+    )
     new BlockPairRDD(leftBlocks, rightBlocks, pairs.tasks, runtime.join)
   }
 

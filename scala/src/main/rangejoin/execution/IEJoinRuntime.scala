@@ -20,8 +20,8 @@ final class IEJoinRuntime(
     leftOutput: Seq[Attribute],
     rightOutput: Seq[Attribute],
     numOutputRows: SQLMetric,
-    localJoinTime: SQLMetric)
-    extends Serializable {
+    localJoinTime: SQLMetric
+) extends Serializable {
 
   /** The joined rows of `left` with each of `rights` that pass the residual condition. */
   def join(left: Block, rights: Iterator[Block]): Iterator[InternalRow] = {
@@ -42,7 +42,10 @@ final class IEJoinRuntime(
           private var ready = false
           def hasNext: Boolean = {
             while (!ready && timed(scanner.advance())) {
-              joined(left.rows.row(scanner.leftIndex, leftRow), right.rows.row(scanner.rightIndex, rightRow))
+              joined(
+                left.rows.row(scanner.leftIndex, leftRow),
+                right.rows.row(scanner.rightIndex, rightRow)
+              )
               ready = passes(joined)
             }
             ready

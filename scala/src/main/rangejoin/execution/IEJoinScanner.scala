@@ -34,14 +34,19 @@ final class IEJoinScanner(
     rightX: Array[Long],
     rightY: Array[Long],
     op1: InequalityOp,
-    op2: InequalityOp) {
+    op2: InequalityOp
+) {
 
   private val n = leftX.length
   private val total = n + rightX.length
 
   /** L1: position -> row number. */
   private val l1: Array[Int] = IEJoinScanner.order(
-    leftX, rightX, ascending = op1.leftSmaller, rightFirstOnTies = op1.strict)
+    leftX,
+    rightX,
+    ascending = op1.leftSmaller,
+    rightFirstOnTies = op1.strict
+  )
 
   /** Row number -> L1 position. */
   private val l1Position: Array[Int] = {
@@ -53,7 +58,11 @@ final class IEJoinScanner(
 
   /** L2: the visiting order (row numbers). */
   private val l2: Array[Int] = IEJoinScanner.order(
-    leftY, rightY, ascending = !op2.leftSmaller, rightFirstOnTies = !op2.strict)
+    leftY,
+    rightY,
+    ascending = !op2.leftSmaller,
+    rightFirstOnTies = !op2.strict
+  )
 
   private val marked = new HierarchicalBitSet(total)
   private var visited = 0
@@ -96,74 +105,76 @@ object IEJoinScanner {
   /**
    * Row numbers (left `0 until n`, right `n until n + m`) sorted by key, ascending or descending,
    * with right rows before left rows among equal keys when `rightFirstOnTies`, else after.
-   * Two inputs that are each already in that order (as blocks are in key 0) are merged in linear
-   * time; otherwise a stable radix sort does it.
    */
   private[execution] def order(
       left: Array[Long],
       right: Array[Long],
       ascending: Boolean,
-      rightFirstOnTies: Boolean): Array[Int] =
-    if (isSorted(left, ascending) && isSorted(right, ascending)) {
-      merge(left, right, ascending, rightFirstOnTies)
-    } else {
-      radixOrder(left, right, ascending, rightFirstOnTies)
-    }
+      rightFirstOnTies: Boolean
+  ): Array[Int] =
+    new UnionOrder(left, right, ascending, rightFirstOnTies).rows
 
-  private def isSorted(keys: Array[Long], ascending: Boolean): Boolean = {
-    var k = 1
-    while (k < keys.length) {
-      val cmp = java.lang.Long.compare(keys(k - 1), keys(k))
-      if (if (ascending) cmp > 0 else cmp < 0) return false
-      k += 1
-    }
-    true
-  }
-
-  private def merge(
+  /**
+   * One order of the union of two key arrays. Two inputs that are each already in that order (as
+   * blocks are in key 0) are merged in linear time; otherwise a stable radix sort does it.
+   */
+  private final class UnionOrder(
       left: Array[Long],
       right: Array[Long],
       ascending: Boolean,
-      rightFirstOnTies: Boolean): Array[Int] = {
-    val n = left.length
-    val out = new Array[Int](n + right.length)
-    var i = 0
-    var j = 0
-    var k = 0
-    while (i < n || j < right.length) {
-      val takeLeft = j == right.length || (i < n && {
-        val cmp = java.lang.Long.compare(left(i), right(j))
-        val before = if (ascending) cmp < 0 else cmp > 0
-        before || (cmp == 0 && !rightFirstOnTies)
-      })
-      if (takeLeft) { out(k) = i; i += 1 }
-      else { out(k) = n + j; j += 1 }
-      k += 1
-    }
-    out
-  }
+      rightFirstOnTies: Boolean
+  ) {
+    private val n = left.length
+    private val m = right.length
 
-  private def radixOrder(
-      left: Array[Long],
-      right: Array[Long],
-      ascending: Boolean,
-      rightFirstOnTies: Boolean): Array[Int] = {
-    val n = left.length
-    val m = right.length
-    // Handing the rows to a stable sort in this order decides the ties: position k holds row
-    // rowAt(k).
-    def rowAt(k: Int): Int = if (!rightFirstOnTies) k else if (k < m) n + k else k - m
-    val keys = new Array[Long](n + m)
-    var k = 0
-    while (k < n + m) {
-      val row = rowAt(k)
-      val key = if (row < n) left(row) else right(row - n)
-      keys(k) = if (ascending) key else ~key // ~ reverses signed order
-      k += 1
+    def rows: Array[Int] = if (isSorted(left) && isSorted(right)) merge() else radixSort()
+
+    /** Signed comparison of two keys in this order's direction. */
+    private def compare(a: Long, b: Long): Int =
+      if (ascending) java.lang.Long.compare(a, b) else java.lang.Long.compare(b, a)
+
+    private def isSorted(keys: Array[Long]): Boolean = {
+      var k = 1
+      while (k < keys.length) {
+        if (compare(keys(k - 1), keys(k)) > 0) return false
+        k += 1
+      }
+      true
     }
-    val sorted = RadixSort.sortedIndices(keys)
-    k = 0
-    while (k < sorted.length) { sorted(k) = rowAt(sorted(k)); k += 1 }
-    sorted
+
+    private def merge(): Array[Int] = {
+      val out = new Array[Int](n + m)
+      var i = 0
+      var j = 0
+      var k = 0
+      while (i < n || j < m) {
+        val takeLeft = j == m || (i < n && {
+          val cmp = compare(left(i), right(j))
+          cmp < 0 || (cmp == 0 && !rightFirstOnTies)
+        })
+        if (takeLeft) { out(k) = i; i += 1 }
+        else { out(k) = n + j; j += 1 }
+        k += 1
+      }
+      out
+    }
+
+    private def radixSort(): Array[Int] = {
+      // Handing the rows to a stable sort in this order decides the ties: position k holds row
+      // rowAt(k).
+      def rowAt(k: Int): Int = if (!rightFirstOnTies) k else if (k < m) n + k else k - m
+      val keys = new Array[Long](n + m)
+      var k = 0
+      while (k < n + m) {
+        val row = rowAt(k)
+        val key = if (row < n) left(row) else right(row - n)
+        keys(k) = if (ascending) key else ~key // ~ reverses signed order
+        k += 1
+      }
+      val sorted = RadixSort.sortedIndices(keys)
+      k = 0
+      while (k < sorted.length) { sorted(k) = rowAt(sorted(k)); k += 1 }
+      sorted
+    }
   }
 }

@@ -47,7 +47,8 @@ final case class OrderedValues(values: Array[Any], dataType: DataType) extends K
   def length: Int = values.length
   def min: Any = values.min(ordering)
   def max: Any = values.max(ordering)
-  def sortedIndices: Array[Int] = values.indices.sortWith((i, j) => ordering.lt(values(i), values(j))).toArray
+  def sortedIndices: Array[Int] =
+    values.indices.sortWith((i, j) => ordering.lt(values(i), values(j))).toArray
   def select(indices: Array[Int]): KeyColumn = OrderedValues(indices.map(values), dataType)
   @transient lazy val ordering: Ordering[Any] = PhysicalDataType.ordering(dataType)
 }

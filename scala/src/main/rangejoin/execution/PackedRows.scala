@@ -49,7 +49,8 @@ object PackedRows {
         row.getBaseOffset,
         data,
         Platform.BYTE_ARRAY_OFFSET + end,
-        size)
+        size
+      )
       end += size
       count += 1
       offsets(count) = end
@@ -59,6 +60,7 @@ object PackedRows {
       new PackedRows(
         numFields,
         java.util.Arrays.copyOf(data, end),
-        java.util.Arrays.copyOf(offsets, count + 1))
+        java.util.Arrays.copyOf(offsets, count + 1)
+      )
   }
 }

@@ -8,8 +8,11 @@ import org.apache.spark.sql.catalyst.expressions._
  * `leftSmaller` says which way the comparison points (`<`, `<=` are true); `strict` says whether
  * equal values fail it (`<`, `>` are strict).
  */
-sealed abstract class InequalityOp(val symbol: String, val leftSmaller: Boolean, val strict: Boolean)
-    extends Serializable {
+sealed abstract class InequalityOp(
+    val symbol: String,
+    val leftSmaller: Boolean,
+    val strict: Boolean
+) extends Serializable {
 
   /** Whether the op holds for two values whose comparison (left vs right) gave `cmp`. */
   def holds(cmp: Int): Boolean =

@@ -13,7 +13,8 @@ import org.apache.spark.sql.types._
 final case class JoinConjuncts(
     equalities: Seq[Expression],
     inequalities: Seq[Inequality],
-    residuals: Seq[Expression])
+    residuals: Seq[Expression]
+)
 
 /**
  * Classifies each conjunct of a join condition once.

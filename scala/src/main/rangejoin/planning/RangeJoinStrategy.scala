@@ -43,25 +43,35 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     case _ => Nil
   }
 
-  /** The operator for `join`, or why Spark should plan it. */
+  /** The operator for `join`, or why Spark should plan it: the ladder above, rung by rung. */
   private def decide(join: Join): Either[String, SparkPlan] = {
     val conf = SQLConf.get
-    if (!RangeJoinConf.Enabled.get(conf)) return Left(s"${RangeJoinConf.Enabled.key} is false")
-    val condition = join.condition.getOrElse(return Left("the join has no condition"))
-    if (join.hint != JoinHint.NONE) return Left(s"the join has a hint: ${join.hint}")
-    if (!join.joinType.isInstanceOf[InnerLike]) {
-      return Left(s"join type ${join.joinType} is not supported yet")
-    }
-    val conjuncts =
-      JoinConditionAnalysis.analyze(condition, join.left.outputSet, join.right.outputSet)
-    if (conjuncts.equalities.nonEmpty) {
-      Left(s"equality keys ${conjuncts.equalities.map(_.sql).mkString(", ")}")
-    } else if (conjuncts.inequalities.size >= 2 && RangeJoinConf.IEJoinEnabled.get(conf)) {
-      Right(planIEJoin(join, conjuncts))
-    } else {
-      Left(s"${conjuncts.inequalities.size} inequality conjunct(s) and no operator for that")
-    }
+    for {
+      _ <- require(RangeJoinConf.Enabled.get(conf), s"${RangeJoinConf.Enabled.key} is false")
+      condition <- join.condition.toRight("the join has no condition")
+      _ <- require(join.hint == JoinHint.NONE, s"the join has a hint: ${join.hint}")
+      _ <- require(
+        join.joinType.isInstanceOf[InnerLike],
+        s"join type ${join.joinType} is not supported yet"
+      )
+      conjuncts = JoinConditionAnalysis.analyze(
+        condition,
+        join.left.outputSet,
+        join.right.outputSet
+      )
+      _ <- require(
+        conjuncts.equalities.isEmpty,
+        s"equality keys ${conjuncts.equalities.map(_.sql).mkString(", ")}"
+      )
+      _ <- require(
+        conjuncts.inequalities.size >= 2 && RangeJoinConf.IEJoinEnabled.get(conf),
+        s"${conjuncts.inequalities.size} inequality conjunct(s) and no enabled operator for that"
+      )
+    } yield planIEJoin(join, conjuncts)
   }
+
+  private def require(holds: Boolean, reason: => String): Either[String, Unit] =
+    if (holds) Right(()) else Left(reason)
 
   private def planIEJoin(join: Join, conjuncts: JoinConjuncts): SparkPlan = {
     val first = conjuncts.inequalities.head
@@ -71,7 +81,8 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
       join.joinType,
       RangeJoinConf.BlockRows.get(SQLConf.get),
       sortedBlocks(first.left, join.left),
-      sortedBlocks(first.right, join.right))
+      sortedBlocks(first.right, join.right)
+    )
   }
 
   /**
@@ -85,7 +96,8 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
   private def sortedBlocks(key: Expression, child: LogicalPlan): SparkPlan = {
     val conf = SQLConf.get
     val stats = child.stats
-    val rows = stats.rowCount.getOrElse(stats.sizeInBytes / EstimationUtils.getSizePerRow(child.output))
+    val rows =
+      stats.rowCount.getOrElse(stats.sizeInBytes / EstimationUtils.getSizePerRow(child.output))
     val blockRows = RangeJoinConf.BlockRows.get(conf)
     val parallelism = session.sparkContext.defaultParallelism
     if (rows <= BigInt(blockRows) * parallelism) {
@@ -93,9 +105,13 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     } else {
       val wanted = (rows / blockRows + 1).min(Int.MaxValue).toInt
       ShuffleExchangeExec(
-        RangePartitioning(Seq(SortOrder(key, Ascending)), wanted.max(parallelism).min(conf.numShufflePartitions)),
+        RangePartitioning(
+          Seq(SortOrder(key, Ascending)),
+          wanted.max(parallelism).min(conf.numShufflePartitions)
+        ),
         planLater(child),
-        REPARTITION_BY_NUM)
+        REPARTITION_BY_NUM
+      )
     }
   }
 }
