@@ -140,4 +140,22 @@ class IEJoinDifferentialSuite extends RangeJoinTestBase {
       checkAgainstVanilla("SELECT count(*) FROM d x JOIN d y ON x.a <= y.a AND x.b > y.b")
     }
   }
+
+  test("random queries over many seeds: types, operators, orientations, residuals, sizes") {
+    val seeds = 1 to 40
+    val sizes = seeds.map { seed =>
+      val rnd = new Random(seed * 7919L)
+      val dt = RandomTables.types(rnd.nextInt(RandomTables.types.size))
+      register(dt, seed * 31L, leftRows = 5 + rnd.nextInt(120), rightRows = 5 + rnd.nextInt(120))
+      val inequalities = Seq("a", "b", "c").take(2 + rnd.nextInt(2)).map { col =>
+        cond(col, ops(rnd.nextInt(4)), rnd.nextBoolean())
+      }
+      val residual = if (rnd.nextBoolean()) Seq("(l.id + r.id) % 4 <> 1") else Nil
+      val where = (inequalities ++ residual).mkString(" AND ")
+      withConf(RangeJoinConf.BlockRows.key -> (1 + rnd.nextInt(40)).toString) {
+        checkAgainstVanilla(s"SELECT l.id, l.a, r.id, r.b FROM l JOIN r ON $where")
+      }
+    }
+    assert(sizes.count(_ > 0) >= seeds.size / 2, s"too few queries with matches: $sizes")
+  }
 }

@@ -23,9 +23,9 @@ import rangejoin.planning.Inequality
  *     ([[CachedBlocks]]) and returns every block's min/max of every inequality key
  *     ([[BlockStats]]); a self-join does this once;
  *  1. block pairs that cannot satisfy all inequalities are pruned ([[BlockPairPlanner]]);
- *  1. each task joins one left block with its remaining right blocks, running an
- *     [[IEJoinScanner]] on the first two inequalities per pair; further inequalities and the
- *     other conjuncts (`residual`) are checked on the pairs it emits.
+ *  1. each task takes whole left blocks, each with all of its remaining right blocks, and runs
+ *     an [[IEJoinScanner]] on the first two inequalities per block pair; further inequalities
+ *     and the other conjuncts (`residual`) are checked on the pairs it emits.
  *
  * @param inequalities at least two, each `leftExpr op rightExpr`
  * @param residual the rest of the join condition, checked on candidate pairs
