@@ -29,7 +29,7 @@ SBT := java -Xmx3g -Xss4m \
 export PYSPARK_PYTHON := $(abspath $(PY))
 export SPARK_VERSION
 
-.PHONY: build demo test test-scala test-python bench fmt lint clean
+.PHONY: build demo test test-scala test-python fuzz bench fmt lint clean
 
 ## build: venv, sbt, the jar, and the rangejoin package with the jar inside it.
 build: $(STAMP_PKG)
@@ -68,6 +68,13 @@ test-scala: $(SBT_LAUNCHER) build
 
 test-python: build
 	$(PY) -m pytest -q tests
+
+## fuzz: the differential harness with many more random queries (FUZZ_QUERIES, FUZZ_FIRST_SEED).
+FUZZ_QUERIES    ?= 3000
+FUZZ_FIRST_SEED ?= 1000
+fuzz: $(SBT_LAUNCHER) build
+	RANGEJOIN_FUZZ_QUERIES=$(FUZZ_QUERIES) RANGEJOIN_FUZZ_FIRST_SEED=$(FUZZ_FIRST_SEED) \
+	  $(SBT) "testOnly rangejoin.DifferentialSuite"
 
 ## bench: the acceptance benchmarks against vanilla Spark and DuckDB.
 bench: build

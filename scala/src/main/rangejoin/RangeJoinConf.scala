@@ -65,6 +65,12 @@ object RangeJoinConf {
     default = true
   )
 
+  val PwmjEnabled: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.pwmj.enabled",
+    "Plan joins with exactly one inequality condition as PiecewiseMergeJoinExec.",
+    default = true
+  )
+
   val BlockRows: ConfEntry[Int] = positiveIntEntry(
     "spark.rangejoin.blockRows",
     "Most rows in one sorted block. A side estimated at more than blockRows x default " +
@@ -74,5 +80,5 @@ object RangeJoinConf {
     default = 32768
   )
 
-  val all: Seq[ConfEntry[_]] = Seq(Enabled, IEJoinEnabled, BlockRows)
+  val all: Seq[ConfEntry[_]] = Seq(Enabled, IEJoinEnabled, PwmjEnabled, BlockRows)
 }

@@ -4,7 +4,7 @@ import scala.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import rangejoin.execution.{HierarchicalBitSet, IEJoinScanner, RadixSort}
+import rangejoin.execution.{HierarchicalBitSet, IEJoinScanner, MergeScanner, PairScanner, RadixSort}
 import rangejoin.planning.InequalityOp
 import rangejoin.planning.InequalityOp._
 
@@ -28,7 +28,7 @@ class IEJoinScannerSuite extends AnyFunSuite {
         op2.holds(java.lang.Long.compare(ly(i), ry(j)))
     } yield (i, j)
 
-  private def scan(s: IEJoinScanner): Seq[(Int, Int)] = {
+  private def scan(s: PairScanner): Seq[(Int, Int)] = {
     val out = Seq.newBuilder[(Int, Int)]
     while (s.advance()) out += ((s.leftIndex, s.rightIndex))
     out.result()
@@ -73,6 +73,36 @@ class IEJoinScannerSuite extends AnyFunSuite {
         scan(new IEJoinScanner(lx, ly, rx, ry, op1, op2)).sorted ==
           bruteForce(lx, ly, rx, ry, op1, op2).sorted
       )
+    }
+  }
+
+  for (op <- ops) {
+    test(s"MergeScanner l.x $op r.x equals brute force on sorted blocks") {
+      val rnd = new Random(op.hashCode)
+      for (_ <- 0 until 300) {
+        val domain = 1 + rnd.nextInt(6)
+        def keys() = Array.fill(rnd.nextInt(25))(rnd.nextInt(domain).toLong - 2).sorted
+        val (l, r) = (keys(), keys())
+        val expected = for {
+          i <- l.indices
+          j <- r.indices if op.holds(java.lang.Long.compare(l(i), r(j)))
+        } yield (i, j)
+        assert(scan(new MergeScanner(l, r, op)).sorted == expected.sorted, s"${l.toSeq} ${r.toSeq}")
+      }
+    }
+  }
+
+  test("skipLeftRow drops the rest of a left row's pairs") {
+    val keys = Array(1L, 2L, 3L)
+    for (
+      scanner <- Seq[PairScanner](
+        new MergeScanner(keys, keys, Le),
+        new IEJoinScanner(keys, keys, keys, keys, Le, Le)
+      )
+    ) {
+      val firsts = Seq.newBuilder[Int]
+      while (scanner.advance()) { firsts += scanner.leftIndex; scanner.skipLeftRow() }
+      assert(firsts.result().sorted == Seq(0, 1, 2))
     }
   }
 

@@ -28,27 +28,53 @@ class PlanSelectionSuite extends RangeJoinTestBase {
     checkAgainstVanilla("SELECT p.id, q.id FROM p, q WHERE p.a < q.a AND q.b <= p.b")
   }
 
-  test("Spark keeps equi-joins, single inequalities, non-inner joins and unsupported keys") {
+  test("Spark keeps equi-joins, disjunctions, hints and unsupported keys") {
     setUp()
     val notAccelerated = Seq(
       "SELECT p.id, q.id FROM p JOIN q ON p.a = q.a AND p.b > q.b AND p.id < q.id",
       "SELECT p.id, q.id FROM p JOIN q ON p.a <=> q.a AND p.b > q.b AND p.id < q.id",
-      "SELECT p.id, q.id FROM p JOIN q ON p.a < q.a",
       "SELECT p.id, q.id FROM p JOIN q ON p.a < q.a OR p.b > q.b",
-      "SELECT p.id, q.id FROM p LEFT JOIN q ON p.a < q.a AND p.b > q.b",
-      "SELECT p.id, q.id FROM p JOIN q ON array(p.a) < array(q.a) AND p.b > q.b",
+      "SELECT p.id, q.id FROM p JOIN q ON array(p.a) < array(q.a) AND p.b > p.id",
       "SELECT /*+ BROADCAST(q) */ p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b"
     )
-    notAccelerated.foreach(checkAgainstVanilla(_, accelerated = false))
+    notAccelerated.foreach(checkOperator(_, None))
+  }
+
+  test("one inequality plans PiecewiseMergeJoinExec, two or more IEJoinExec, any join type") {
+    setUp()
+    checkOperator("SELECT p.id, q.id FROM p JOIN q ON p.a < q.a", Some("PiecewiseMergeJoin"))
+    checkOperator(
+      "SELECT p.id, q.id FROM p LEFT JOIN q ON p.a < q.a AND p.b > q.b",
+      Some("IEJoin")
+    )
+    checkOperator(
+      "SELECT p.id FROM p WHERE EXISTS (SELECT 1 FROM q WHERE p.a > q.a + 3)",
+      Some("PiecewiseMergeJoin")
+    )
+    withConf(RangeJoinConf.PwmjEnabled.key -> "false") {
+      checkOperator("SELECT p.id, q.id FROM p JOIN q ON p.a < q.a", None)
+    }
+  }
+
+  test("EXPLAIN shows how a single-inequality existence join is answered") {
+    setUp()
+    val text = spark
+      .sql("EXPLAIN SELECT p.id FROM p WHERE NOT EXISTS (SELECT 1 FROM q WHERE p.a > q.a + 3)")
+      .collect()
+      .head
+      .getString(0)
+    assert(text.contains("PiecewiseMergeJoin LeftAnti"), text)
+    assert(text.contains("filter by min((q.a + 3L))"), text)
+    assert(!text.contains("rangepartitioning"), text)
   }
 
   test("a non-deterministic comparison is not an inequality key") {
     setUp()
     // Spark keeps the non-deterministic conjunct in a Filter above the join, leaving one
-    // inequality in the join condition.
-    checkAgainstVanilla(
+    // inequality in the join condition: a piecewise merge join, not IEJoin.
+    checkOperator(
       "SELECT count(*) > -1 FROM p JOIN q ON p.a < q.a WHERE p.b > q.b + rand() * 0",
-      accelerated = false
+      Some("PiecewiseMergeJoin")
     )
     val a = AttributeReference("a", DoubleType)()
     val b = AttributeReference("b", DoubleType)()

@@ -5,7 +5,7 @@ import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.scalatest.funsuite.AnyFunSuite
 
-import rangejoin.execution.IEJoinExec
+import rangejoin.execution.{BlockRangeJoinExec, IEJoinExec}
 
 /**
  * A local session with the extension, and assertions that compare an accelerated query with the
@@ -39,6 +39,11 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
 
   def ieJoins(plan: SparkPlan): Seq[IEJoinExec] = collect(plan) { case j: IEJoinExec => j }
 
+  /** The range-join operators in `plan`, by node name ("IEJoin", "PiecewiseMergeJoin"). */
+  def rangeJoins(plan: SparkPlan): Seq[String] = collect(plan) { case j: BlockRangeJoinExec =>
+    j.nodeName
+  }
+
   /** The rows of `df` as a sorted list of their string forms: a multiset, exact to the bit. */
   def multiset(df: DataFrame): Seq[String] = df.collect().toSeq.map(rowString).sorted
 
@@ -54,15 +59,23 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
    * Asserts that `query` plans an IEJoinExec exactly when `accelerated`, and returns the same
    * multiset of rows as with the extension disabled. Returns the number of rows.
    */
-  def checkAgainstVanilla(query: String, accelerated: Boolean = true): Int = {
+  def checkAgainstVanilla(query: String, accelerated: Boolean = true): Int =
+    checkOperator(query, if (accelerated) Some("IEJoin") else None)
+
+  /**
+   * Asserts that `query` plans the range-join operator `operator` (None: no range-join operator
+   * at all), and returns the same multiset of rows as with the extension disabled. Returns the
+   * number of rows.
+   */
+  def checkOperator(query: String, operator: Option[String]): Int = {
     val df = spark.sql(query)
     val actual = multiset(df)
     val plan = df.queryExecution.executedPlan
-    assert(ieJoins(plan).nonEmpty == accelerated, s"IEJoinExec expected=$accelerated in\n$plan")
+    assert(rangeJoins(plan) == operator.toSeq, s"expected operator $operator in\n$plan")
     val expected = withConf(RangeJoinConf.Enabled.key -> "false") {
       val vanilla = spark.sql(query)
       val rows = multiset(vanilla)
-      assert(ieJoins(vanilla.queryExecution.executedPlan).isEmpty)
+      assert(rangeJoins(vanilla.queryExecution.executedPlan).isEmpty)
       rows
     }
     if (actual != expected) {

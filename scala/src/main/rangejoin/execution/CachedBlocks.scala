@@ -1,23 +1,21 @@
 package rangejoin.execution
 
-import org.apache.spark.SparkContext
 import org.apache.spark.rdd.RDD
-import org.apache.spark.scheduler.{SparkListener, SparkListenerEvent}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, UnsafeProjection}
-import org.apache.spark.sql.execution.SQLExecution
-import org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd
 import org.apache.spark.storage.StorageLevel
 
 /**
- * Each partition of a range-partitioned input loaded once as sorted [[Block]]s and kept in
- * Spark's block manager while the query runs.
+ * Each partition of a join input (range-partitioned, or coalesced when small) loaded once as
+ * sorted [[Block]]s and kept in Spark's block manager.
  *
  * One job reads the blocks' statistics, which loads and caches them; the block-pair tasks then
  * read cached blocks instead of reading and decoding the shuffle again for every pair. Storage is
  * `MEMORY_AND_DISK`: Spark's memory manager accounts for the blocks and writes them to local disk
- * when storage memory runs short. The cache is dropped when the SQL execution that created it
- * ends (or, outside SQL executions, when the RDD is garbage collected, by Spark's ContextCleaner).
+ * when storage memory runs short. The cache lives as long as the join's output RDD can still be
+ * read (a `toLocalIterator` reads it after the query's execution has ended); Spark's
+ * ContextCleaner drops it once that RDD is garbage collected. A block rebuilt after a loss has
+ * the same rows as before (see [[Block.loadSorted]]), so the statistics stay valid.
  */
 object CachedBlocks {
 
@@ -33,23 +31,12 @@ object CachedBlocks {
       .mapPartitions { it =>
         val keyProjection = UnsafeProjection.create(keys)
         val toUnsafe = UnsafeProjection.create(schema, schema)
-        Iterator.single(Block.loadSorted(it, keyProjection, toUnsafe, encoders, blockRows))
+        Iterator.single(
+          Block.loadSorted(it, schema.length, keyProjection, toUnsafe, encoders, blockRows)
+        )
       }
       .setName("rangejoin sorted blocks")
       .persist(StorageLevel.MEMORY_AND_DISK)
-    unpersistWhenExecutionEnds(rows.sparkContext, blocks)
     blocks
   }
-
-  private def unpersistWhenExecutionEnds(sc: SparkContext, blocks: RDD[_]): Unit =
-    Option(sc.getLocalProperty(SQLExecution.EXECUTION_ID_KEY)).map(_.toLong).foreach { id =>
-      sc.addSparkListener(new SparkListener {
-        override def onOtherEvent(event: SparkListenerEvent): Unit = event match {
-          case end: SparkListenerSQLExecutionEnd if end.executionId == id =>
-            blocks.unpersist(blocking = false)
-            sc.removeSparkListener(this)
-          case _ =>
-        }
-      })
-    }
 }

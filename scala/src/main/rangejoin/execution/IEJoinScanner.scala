@@ -22,9 +22,9 @@ import rangejoin.planning.InequalityOp
  *     position p emits every set bit after p. Every emitted pair satisfies both conditions and
  *     every satisfying pair is emitted once.
  *
- * Each order is a linear merge when both blocks are already sorted on that key (blocks are sorted
- * on x), else a stable radix sort that gets the tie rule from the order the rows are handed to
- * it. Cost: at most two sorts, then O(n + m + output) bit-set steps.
+ * Each order is a linear merge when both blocks are already in that order (blocks are sorted
+ * ascending on x, which L1 uses for `<`/`<=`), else a stable radix sort that gets the tie rule
+ * from the order the rows are handed to it. Cost: at most two sorts, then O(n + m + output) bit-set steps.
  *
  * Use: `while (scanner.advance()) emit(scanner.leftIndex, scanner.rightIndex)`.
  */
@@ -35,7 +35,7 @@ final class IEJoinScanner(
     rightY: Array[Long],
     op1: InequalityOp,
     op2: InequalityOp
-) {
+) extends PairScanner {
 
   private val n = leftX.length
   private val total = n + rightX.length
@@ -69,13 +69,11 @@ final class IEJoinScanner(
   private var currentLeft = -1
   private var cursor = -1
 
-  /** Left row of the current pair; valid after `advance()` returned true. */
   var leftIndex: Int = -1
-
-  /** Right row of the current pair; valid after `advance()` returned true. */
   var rightIndex: Int = -1
 
-  /** Moves to the next matching pair; false when there is none left. */
+  def skipLeftRow(): Unit = currentLeft = -1
+
   def advance(): Boolean = {
     while (true) {
       if (currentLeft >= 0) {

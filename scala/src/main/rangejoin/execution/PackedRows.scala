@@ -20,6 +20,17 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
     reuse
   }
 
+  /** The unsigned lexicographic order of the bytes of rows `i` and `j`. */
+  def compareBytes(i: Int, j: Int): Int =
+    java.util.Arrays.compareUnsigned(
+      data,
+      offsets(i),
+      offsets(i + 1),
+      data,
+      offsets(j),
+      offsets(j + 1)
+    )
+
   /** Rows `indices`, in that order, packed anew. */
   def select(indices: Array[Int]): PackedRows = {
     val builder = new PackedRows.Builder(numFields)
@@ -31,6 +42,11 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
 
 object PackedRows {
 
+  /** The largest byte array the JVM reliably allocates. */
+  val MaxBytes: Long = Int.MaxValue - 15L
+
+  def empty(numFields: Int): PackedRows = new PackedRows(numFields, Array.emptyByteArray, Array(0))
+
   /** Appends copies of unsafe rows. */
   final class Builder(numFields: Int) {
     private var data = new Array[Byte](1 << 12)
@@ -41,7 +57,17 @@ object PackedRows {
     def +=(row: UnsafeRow): Unit = {
       val size = row.getSizeInBytes
       if (end + size > data.length) {
-        data = java.util.Arrays.copyOf(data, math.max(data.length * 2L, end + size.toLong).toInt)
+        val needed = end + size.toLong
+        if (needed > PackedRows.MaxBytes) {
+          throw new IllegalStateException(
+            s"A partition of a range join holds more than ${PackedRows.MaxBytes} bytes of rows; " +
+              "raise spark.sql.shuffle.partitions so that each partition is smaller."
+          )
+        }
+        data = java.util.Arrays.copyOf(
+          data,
+          math.min(math.max(data.length * 2L, needed), PackedRows.MaxBytes).toInt
+        )
       }
       if (count + 2 > offsets.length) offsets = java.util.Arrays.copyOf(offsets, offsets.length * 2)
       Platform.copyMemory(

@@ -3,7 +3,7 @@ package rangejoin.planning
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{And, Ascending, Expression, SortOrder}
-import org.apache.spark.sql.catalyst.plans.InnerLike
+import org.apache.spark.sql.catalyst.plans._
 import org.apache.spark.sql.catalyst.plans.logical.{Join, JoinHint, LogicalPlan}
 import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
 import org.apache.spark.sql.catalyst.plans.logical.statsEstimation.EstimationUtils
@@ -12,7 +12,7 @@ import org.apache.spark.sql.execution.exchange.{REPARTITION_BY_NUM, ShuffleExcha
 import org.apache.spark.sql.internal.SQLConf
 
 import rangejoin.RangeJoinConf
-import rangejoin.execution.IEJoinExec
+import rangejoin.execution.{IEJoinExec, PiecewiseMergeJoinExec}
 
 /**
  * Plans joins whose condition has inequalities with a range-join operator, or declines (`Nil`)
@@ -20,12 +20,16 @@ import rangejoin.execution.IEJoinExec
  *
  * The decision ladder, in order; the first rung that applies decides:
  *  1. `spark.rangejoin.enabled` is false: Spark.
- *  1. The join has no condition, carries a join hint, or its type is not inner: Spark.
+ *  1. The join has no condition, carries a join hint, or is of a type other than inner, cross,
+ *     left/right/full outer, left semi, left anti or existence: Spark.
  *  1. The condition has an equality between the two sides: Spark, whose hash and sort-merge
  *     joins use the equality keys.
  *  1. Two or more inequalities and `spark.rangejoin.iejoin.enabled`: [[IEJoinExec]]. Each side
  *     larger than `spark.rangejoin.blockRows` x default parallelism (estimated) is
  *     range-partitioned on the first inequality's key; a smaller one is not shuffled.
+ *  1. Exactly one inequality and `spark.rangejoin.pwmj.enabled`: [[PiecewiseMergeJoinExec]].
+ *     A semi, anti or existence join with no residual becomes a filter against the other
+ *     side's min or max key, with no shuffle; anything else runs over sorted blocks as above.
  *  1. Otherwise: Spark.
  *
  * Each decline is logged at debug level with its reason.
@@ -50,10 +54,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
       _ <- require(RangeJoinConf.Enabled.get(conf), s"${RangeJoinConf.Enabled.key} is false")
       condition <- join.condition.toRight("the join has no condition")
       _ <- require(join.hint == JoinHint.NONE, s"the join has a hint: ${join.hint}")
-      _ <- require(
-        join.joinType.isInstanceOf[InnerLike],
-        s"join type ${join.joinType} is not supported yet"
-      )
+      _ <- require(supported(join.joinType), s"join type ${join.joinType} is not supported")
       conjuncts = JoinConditionAnalysis.analyze(
         condition,
         join.left.outputSet,
@@ -63,27 +64,58 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
         conjuncts.equalities.isEmpty,
         s"equality keys ${conjuncts.equalities.map(_.sql).mkString(", ")}"
       )
-      _ <- require(
-        conjuncts.inequalities.size >= 2 && RangeJoinConf.IEJoinEnabled.get(conf),
-        s"${conjuncts.inequalities.size} inequality conjunct(s) and no enabled operator for that"
+      planned <- chooseOperator(join, conjuncts, conf)
+    } yield planned
+  }
+
+  private def supported(joinType: JoinType): Boolean = joinType match {
+    case _: InnerLike | LeftOuter | RightOuter | FullOuter | LeftSemi | LeftAnti => true
+    case _: ExistenceJoin => true
+    case _ => false
+  }
+
+  /** Rungs 4 and 5: the operator for the number of inequalities. */
+  private def chooseOperator(join: Join, conjuncts: JoinConjuncts, conf: SQLConf)
+      : Either[String, SparkPlan] = {
+    val ineqs = conjuncts.inequalities
+    val residual = conjuncts.residuals.reduceOption(And)
+    val blockRows = RangeJoinConf.BlockRows.get(conf)
+    if (ineqs.size >= 2 && RangeJoinConf.IEJoinEnabled.get(conf)) {
+      Right(
+        IEJoinExec(
+          ineqs.map(_.left),
+          ineqs.map(_.op),
+          ineqs.map(_.right),
+          residual,
+          join.joinType,
+          blockRows,
+          sortedBlocks(ineqs.head.left, join.left),
+          sortedBlocks(ineqs.head.right, join.right)
+        )
       )
-    } yield planIEJoin(join, conjuncts)
+    } else if (ineqs.size == 1 && RangeJoinConf.PwmjEnabled.get(conf)) {
+      val byBound = PiecewiseMergeJoinExec.usesBound(join.joinType, residual)
+      def child(key: Expression, plan: LogicalPlan) =
+        if (byBound) planLater(plan) else sortedBlocks(key, plan)
+      Right(
+        PiecewiseMergeJoinExec(
+          ineqs.head.left,
+          ineqs.head.op,
+          ineqs.head.right,
+          residual,
+          join.joinType,
+          blockRows,
+          child(ineqs.head.left, join.left),
+          child(ineqs.head.right, join.right)
+        )
+      )
+    } else {
+      Left(s"${ineqs.size} inequality conjunct(s) and no enabled operator for that")
+    }
   }
 
   private def require(holds: Boolean, reason: => String): Either[String, Unit] =
     if (holds) Right(()) else Left(reason)
-
-  private def planIEJoin(join: Join, conjuncts: JoinConjuncts): SparkPlan = {
-    val first = conjuncts.inequalities.head
-    IEJoinExec(
-      conjuncts.inequalities,
-      conjuncts.residuals.reduceOption(And),
-      join.joinType,
-      RangeJoinConf.BlockRows.get(SQLConf.get),
-      sortedBlocks(first.left, join.left),
-      sortedBlocks(first.right, join.right)
-    )
-  }
 
   /**
    * `child` prepared for cutting into sorted blocks. A side estimated at more rows than

@@ -1,0 +1,147 @@
+package rangejoin.execution
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.plans._
+import org.apache.spark.sql.catalyst.plans.physical.{
+  Partitioning,
+  RangePartitioning,
+  UnknownPartitioning
+}
+import org.apache.spark.sql.execution.{BinaryExecNode, SQLExecution, SparkPlan}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+
+import rangejoin.planning.{Inequality, InequalityOp}
+
+/**
+ * A join on inequalities run over pairs of sorted blocks; the operators differ only in the local
+ * join they run on a block pair ([[LocalJoin]]).
+ *
+ * A large child is range-partitioned on the first inequality's key (the strategy puts the
+ * exchange below this node); a small one is coalesced. Execution:
+ *  1. one job per side loads each block with its keys into Spark's block manager
+ *     ([[CachedBlocks]]) and returns every block's min/max of every inequality key
+ *     ([[BlockStats]]); a self-join does this once;
+ *  1. block pairs that cannot satisfy all inequalities are pruned ([[BlockPairPlanner]]);
+ *  1. each task takes whole stream blocks, each with all of its remaining build blocks, runs the
+ *     local join per block pair, checks the further inequalities and the `residual` on the
+ *     pairs it emits, and outputs by join type ([[BlockJoinRuntime]]).
+ *
+ * The stream side is the left input, except for a right outer join. A full outer join runs two
+ * passes: left outer, then the right rows that matched nothing.
+ */
+trait BlockRangeJoinExec extends BinaryExecNode {
+
+  /** Inequality `k` is `leftKeys(k) ops(k) rightKeys(k)`. */
+  def leftKeys: Seq[Expression]
+  def ops: Seq[InequalityOp]
+  def rightKeys: Seq[Expression]
+  def residual: Option[Expression]
+  def joinType: JoinType
+  def blockRows: Int
+
+  // The keys are constructor fields of their own (not inside Inequality) so that Spark's plan
+  // rules see them as this node's expressions: subqueries in them get planned, and the node
+  // canonicalizes.
+  def inequalities: Seq[Inequality] = leftKeys.indices.map { k =>
+    Inequality(leftKeys(k), ops(k), rightKeys(k))
+  }
+
+  /** How many leading inequalities the local join uses; the others are checked on its pairs. */
+  protected def localKeys: Int
+
+  /** The local join for the leading inequalities' ops, as seen from the stream side. */
+  protected def localJoin(ops: Seq[InequalityOp]): LocalJoin
+
+  override def output: Seq[Attribute] = JoinOutput(joinType, left.output, right.output)
+
+  override def outputPartitioning: Partitioning = UnknownPartitioning(0)
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    "blockPairs" -> SQLMetrics.createMetric(sparkContext, "block pairs joined"),
+    "prunedBlockPairs" -> SQLMetrics.createMetric(sparkContext, "block pairs pruned"),
+    "localJoinTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "local join time")
+  )
+
+  override def simpleString(maxFields: Int): String = {
+    val conds = inequalities.mkString("[", ", ", "]")
+    val rest = residual.map(r => s", residual: ${r.sql}").getOrElse("")
+    s"$nodeName $joinType, $conds$rest, $strategyDescription"
+  }
+
+  /** How this node runs, for EXPLAIN. */
+  protected def strategyDescription: String = s"blockRows=$blockRows"
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val boundLeft = bind(leftKeys, left.output)
+    val boundRight = bind(rightKeys, right.output)
+    val encoders = boundLeft.map(k => KeyEncoder.forType(k.dataType))
+    val leftBlocks = CachedBlocks(blockInput(left), left.output, boundLeft, encoders, blockRows)
+    // A self-join on the same keys reads and caches its (reused) input once.
+    val selfJoin = left.sameResult(right) && boundLeft == boundRight
+    val rightBlocks =
+      if (selfJoin) leftBlocks
+      else CachedBlocks(blockInput(right), right.output, boundRight, encoders, blockRows)
+    val leftStats = leftBlocks.map(_.map(_.stats)).collect()
+    val rightStats = if (selfJoin) leftStats else rightBlocks.map(_.map(_.stats)).collect()
+    val orderings = encoders.map(KeyColumn.ordering)
+    val checkedOnPairs =
+      (inequalities.drop(localKeys).map(_.toExpression) ++ residual).reduceOption(And)
+
+    def pass(streamIsLeft: Boolean, emit: StreamEmit, padUnmatched: Boolean): RDD[InternalRow] = {
+      val streamOps = if (streamIsLeft) ops else ops.map(_.flip)
+      val plan = BlockPairPlanner.plan(
+        if (streamIsLeft) leftStats else rightStats,
+        if (streamIsLeft) rightStats else leftStats,
+        (s, b) => s.canMatch(b, streamOps, orderings),
+        keepUnpaired = emit.unmatched,
+        sparkContext.defaultParallelism
+      )
+      metrics("blockPairs").add(plan.joinedPairs)
+      metrics("prunedBlockPairs").add(plan.prunedPairs)
+      val runtime = new BlockJoinRuntime(
+        localJoin(streamOps.take(localKeys)),
+        emit,
+        streamIsLeft,
+        padUnmatched,
+        checkedOnPairs,
+        left.output,
+        right.output,
+        output,
+        metrics("numOutputRows"),
+        metrics("localJoinTime")
+      )
+      if (streamIsLeft) new BlockPairRDD(leftBlocks, rightBlocks, plan.tasks, runtime.join)
+      else new BlockPairRDD(rightBlocks, leftBlocks, plan.tasks, runtime.join)
+    }
+
+    val result = joinType match {
+      case RightOuter => pass(streamIsLeft = false, StreamEmit.PairsAndUnmatched, false)
+      case FullOuter =>
+        pass(streamIsLeft = true, StreamEmit.PairsAndUnmatched, padUnmatched = false)
+          .union(pass(streamIsLeft = false, StreamEmit.Unmatched, padUnmatched = true))
+      case other => pass(streamIsLeft = true, StreamEmit.of(other), padUnmatched = false)
+    }
+    SQLMetrics.postDriverMetricUpdates(
+      sparkContext,
+      sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY),
+      Seq(metrics("blockPairs"), metrics("prunedBlockPairs"))
+    )
+    result
+  }
+
+  /**
+   * The rows of `child` in the partitions to cut into blocks: as they are when the strategy
+   * range-partitioned the side, else coalesced (without a shuffle) to at most the default
+   * parallelism, which bounds the number of block pairs of a small side.
+   */
+  private def blockInput(child: SparkPlan): RDD[InternalRow] = child.outputPartitioning match {
+    case _: RangePartitioning => child.execute()
+    case _ => child.execute().coalesce(sparkContext.defaultParallelism)
+  }
+
+  protected def bind(keys: Seq[Expression], input: Seq[Attribute]): Seq[Expression] =
+    keys.map(BindReferences.bindReference(_, input))
+}

@@ -1,0 +1,25 @@
+package rangejoin.execution
+
+import rangejoin.planning.InequalityOp
+
+/** A local join algorithm for one stream block and one build block, on the blocks' keys. */
+sealed trait LocalJoin extends Serializable {
+  def scanner(stream: Block, build: Block): PairScanner
+}
+
+/** IEJoin on keys 0 and 1: `stream.x op1 build.x AND stream.y op2 build.y`. */
+final case class IEJoinLocal(op1: InequalityOp, op2: InequalityOp) extends LocalJoin {
+  def scanner(stream: Block, build: Block): PairScanner = {
+    val (sx, bx) = KeyColumn.jointCodes(stream.keys(0), build.keys(0))
+    val (sy, by) = KeyColumn.jointCodes(stream.keys(1), build.keys(1))
+    new IEJoinScanner(sx, sy, bx, by, op1, op2)
+  }
+}
+
+/** Piecewise merge join on key 0: `stream.x op build.x`. */
+final case class MergeLocal(op: InequalityOp) extends LocalJoin {
+  def scanner(stream: Block, build: Block): PairScanner = {
+    val (sx, bx) = KeyColumn.jointCodes(stream.keys(0), build.keys(0))
+    new MergeScanner(sx, bx, op)
+  }
+}
