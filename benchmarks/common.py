@@ -2,6 +2,7 @@
 
 import os
 import statistics
+import threading
 import time
 from pathlib import Path
 
@@ -55,6 +56,48 @@ def employees(spark: SparkSession, rows: int) -> str:
     return str(path)
 
 
+def points(spark: SparkSession, name: str, rows: int, seed: int) -> str:
+    """Writes (once) and returns the parquet path of a table (id, v) with v uniform in [0, 1e6)."""
+    path = DATA_DIR / f"{name}_{rows}.parquet"
+    if not (path / "_SUCCESS").exists():
+        spark.range(0, rows, numPartitions=2).selectExpr(
+            "id", f"rand({seed}) * 1000000 AS v"
+        ).write.mode("overwrite").parquet(str(path))
+    return str(path)
+
+
+def intervals(spark: SparkSession, name: str, rows: int, seed: int) -> str:
+    """Writes (once) and returns the parquet path of intervals (id, start, end).
+
+    Starts are uniform over [0, 30 * rows), lengths uniform in [1, 100]: each interval overlaps
+    about three of another such table.
+    """
+    path = DATA_DIR / f"{name}_{rows}.parquet"
+    if not (path / "_SUCCESS").exists():
+        spark.range(0, rows, numPartitions=2).selectExpr(
+            "id", f"CAST(rand({seed}) * {30 * rows} AS BIGINT) AS start"
+        ).selectExpr(
+            "id", "start", f"start + 1 + CAST(rand({seed + 1}) * 100 AS BIGINT) AS end"
+        ).write.mode("overwrite").parquet(str(path))
+    return str(path)
+
+
+def capped(seconds: float, run, cancel):
+    """Runs `run`; if it takes longer than `seconds`, calls `cancel` and returns (None, None)."""
+    timer = threading.Timer(seconds, cancel)
+    timer.start()
+    start = time.perf_counter()
+    try:
+        result = run()
+    except Exception:  # the cancelled query raises
+        if timer.is_alive():
+            raise
+        return None, None
+    finally:
+        timer.cancel()
+    return time.perf_counter() - start, result
+
+
 def best_of(repeat: int, run, warmup: int = 5):
     """Runs `run` `warmup` times (JIT and caches), then `repeat` times.
 
@@ -88,13 +131,17 @@ def spark_query(spark: SparkSession, query: str, accelerated: bool):
 
 
 def duckdb_query(query: str, threads: int = 2):
-    """A function that runs `query` in DuckDB (tables are `read_parquet` paths)."""
+    """A function that runs `query` in DuckDB (tables are `read_parquet` paths).
+
+    The function's `interrupt` attribute cancels a running query.
+    """
     con = duckdb.connect()
     con.execute(f"SET threads = {threads}")
 
     def run():
         return [tuple(row) for row in con.execute(query).fetchall()]
 
+    run.interrupt = con.interrupt
     return run
 
 

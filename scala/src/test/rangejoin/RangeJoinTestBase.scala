@@ -45,7 +45,9 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
   }
 
   /** The rows of `df` as a sorted list of their string forms: a multiset, exact to the bit. */
-  def multiset(df: DataFrame): Seq[String] = df.collect().toSeq.map(rowString).sorted
+  def multiset(df: DataFrame): Seq[String] = multisetOf(df.collect().toSeq)
+
+  def multisetOf(rows: Seq[Row]): Seq[String] = rows.map(rowString).sorted
 
   private def rowString(row: Row): String = row.toSeq
     .map {
