@@ -73,12 +73,21 @@ object RangeJoinConf {
 
   val BlockRows: ConfEntry[Int] = positiveIntEntry(
     "spark.rangejoin.blockRows",
-    "Most rows in one sorted block. A side estimated at more than blockRows x default " +
-      "parallelism rows is range-partitioned on its first inequality key; every partition is " +
-      "sorted and cut into blocks of at most blockRows rows. Smaller blocks prune better; " +
-      "larger ones cost fewer block pairs.",
+    "Most rows in one sorted block: every partition of a join input is sorted on its first " +
+      "inequality key and cut into blocks of at most blockRows rows. Smaller blocks prune " +
+      "better; larger ones cost fewer block pairs.",
     default = 32768
   )
 
-  val all: Seq[ConfEntry[_]] = Seq(Enabled, IEJoinEnabled, PwmjEnabled, BlockRows)
+  val RangePartitionMinRows: ConfEntry[Int] = positiveIntEntry(
+    "spark.rangejoin.rangePartitionMinRows",
+    "A side estimated at fewer rows is not shuffled: its partitions are coalesced to at most " +
+      "the default parallelism and cut into sorted blocks as they are. Larger sides are " +
+      "range-partitioned on their first inequality key into max(default parallelism, " +
+      "estimated rows / blockRows) partitions, at most spark.sql.shuffle.partitions.",
+    default = 524288
+  )
+
+  val all: Seq[ConfEntry[_]] =
+    Seq(Enabled, IEJoinEnabled, PwmjEnabled, BlockRows, RangePartitionMinRows)
 }

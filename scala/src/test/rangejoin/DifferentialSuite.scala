@@ -16,7 +16,10 @@ class DifferentialSuite extends RangeJoinTestBase {
     for (seed <- firstSeed until firstSeed + queries) {
       val q = DifferentialHarness.query(spark, seed)
       withClue(s"seed $seed (${q.dataType.simpleString}): ${q.sql}\n") {
-        withConf(RangeJoinConf.BlockRows.key -> (1 + (seed % 23)).toString) {
+        withConf(
+          RangeJoinConf.BlockRows.key -> (1 + (seed % 23)).toString,
+          RangeJoinConf.RangePartitionMinRows.key -> (if (seed % 2 == 0) "1" else "1000")
+        ) {
           if (checkOperator(q.sql, Some(q.operator)) > 0) withRows += 1
         }
       }
@@ -25,5 +28,19 @@ class DifferentialSuite extends RangeJoinTestBase {
     info(s"ran $queries queries, all accelerated: ${counts.toSeq.sorted.mkString(", ")}; " +
       s"$withRows returned rows")
     assert(withRows > queries / 2)
+  }
+
+  /** Seeds that once found a bug, each with what it was. They run in every CI build. */
+  private val regressionSeeds = Seq(
+    1L -> "full outer join: NULL-padded columns bound as non-nullable read 0 instead of NULL"
+  )
+
+  for ((seed, bug) <- regressionSeeds) {
+    test(s"regression seed $seed: $bug") {
+      val q = DifferentialHarness.query(spark, seed)
+      withConf(RangeJoinConf.BlockRows.key -> (1 + (seed % 23)).toString) {
+        assert(checkOperator(q.sql, Some(q.operator)) > 0)
+      }
+    }
   }
 }

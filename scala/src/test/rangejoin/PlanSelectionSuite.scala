@@ -106,7 +106,7 @@ class PlanSelectionSuite extends RangeJoinTestBase {
   }
 
   test("a large side is range-partitioned on its first key; a small side is not shuffled") {
-    // blockRows 16 x 2 cores: sides over 32 rows are range-partitioned.
+    // rangePartitionMinRows is 40 in these tests.
     spark.range(
       0,
       1000

@@ -11,8 +11,9 @@ import rangejoin.execution.{BlockRangeJoinExec, IEJoinExec}
  * A local session with the extension, and assertions that compare an accelerated query with the
  * same query planned by vanilla Spark (`spark.rangejoin.enabled=false`).
  *
- * Small `blockRows` and shuffle partitions make even small test tables span several blocks, so
- * block-pair pruning and multi-pair tasks are exercised.
+ * Small `blockRows`, shuffle partitions and `rangePartitionMinRows` make even small test tables
+ * span several blocks and range partitions, so block-pair pruning, multi-pair tasks and both
+ * ways of preparing an input (range-partitioned, coalesced) are exercised.
  */
 trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
 
@@ -24,6 +25,7 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
     .config("spark.sql.shuffle.partitions", "8")
     .config("spark.ui.enabled", "false")
     .config(RangeJoinConf.BlockRows.key, "16")
+    .config(RangeJoinConf.RangePartitionMinRows.key, "40")
     .getOrCreate()
 
   /** Runs `body` with the given SQL confs set, restoring the previous values afterwards. */

@@ -84,8 +84,11 @@ trait BlockRangeJoinExec extends BinaryExecNode {
     val rightBlocks =
       if (selfJoin) leftBlocks
       else CachedBlocks(blockInput(right), right.output, boundRight, encoders, blockRows)
-    val leftStats = leftBlocks.map(_.map(_.stats)).collect()
-    val rightStats = if (selfJoin) leftStats else rightBlocks.map(_.map(_.stats)).collect()
+    // Both sides' load jobs run at once: each may have fewer tasks than there are cores.
+    val leftLoad = leftBlocks.map(_.map(_.stats)).collectAsync()
+    val rightLoad = if (selfJoin) leftLoad else rightBlocks.map(_.map(_.stats)).collectAsync()
+    val leftStats = leftLoad.get().toArray
+    val rightStats = rightLoad.get().toArray
     val orderings = encoders.map(KeyColumn.ordering)
     val checkedOnPairs =
       (inequalities.drop(localKeys).map(_.toExpression) ++ residual).reduceOption(And)

@@ -25,8 +25,8 @@ import rangejoin.execution.{IEJoinExec, PiecewiseMergeJoinExec}
  *  1. The condition has an equality between the two sides: Spark, whose hash and sort-merge
  *     joins use the equality keys.
  *  1. Two or more inequalities and `spark.rangejoin.iejoin.enabled`: [[IEJoinExec]]. Each side
- *     larger than `spark.rangejoin.blockRows` x default parallelism (estimated) is
- *     range-partitioned on the first inequality's key; a smaller one is not shuffled.
+ *     estimated at `spark.rangejoin.rangePartitionMinRows` rows or more is range-partitioned on
+ *     the first inequality's key; a smaller one is not shuffled.
  *  1. Exactly one inequality and `spark.rangejoin.pwmj.enabled`: [[PiecewiseMergeJoinExec]].
  *     A semi, anti or existence join with no residual becomes a filter against the other
  *     side's min or max key, with no shuffle; anything else runs over sorted blocks as above.
@@ -118,29 +118,26 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     if (holds) Right(()) else Left(reason)
 
   /**
-   * `child` prepared for cutting into sorted blocks. A side estimated at more rows than
-   * `spark.rangejoin.blockRows` x default parallelism is range-partitioned on `key` into
-   * max(default parallelism, estimated rows / blockRows) partitions, at most
-   * `spark.sql.shuffle.partitions` (the origin keeps adaptive execution from coalescing them), so
-   * that blocks of different partitions cover disjoint key ranges. A smaller side skips that
-   * shuffle: [[IEJoinExec]] coalesces its partitions instead.
+   * `child` prepared for cutting into sorted blocks. A side estimated at fewer than
+   * `spark.rangejoin.rangePartitionMinRows` rows is not shuffled ([[BlockRangeJoinExec]]
+   * coalesces it). A larger one is range-partitioned on `key` into max(default parallelism,
+   * estimated rows / `blockRows`) partitions, at most `spark.sql.shuffle.partitions`, so that
+   * blocks of different partitions cover disjoint key ranges; the shuffle origin keeps adaptive
+   * execution from coalescing them.
    */
   private def sortedBlocks(key: Expression, child: LogicalPlan): SparkPlan = {
     val conf = SQLConf.get
     val stats = child.stats
     val rows =
       stats.rowCount.getOrElse(stats.sizeInBytes / EstimationUtils.getSizePerRow(child.output))
-    val blockRows = RangeJoinConf.BlockRows.get(conf)
-    val parallelism = session.sparkContext.defaultParallelism
-    if (rows <= BigInt(blockRows) * parallelism) {
+    if (rows < RangeJoinConf.RangePartitionMinRows.get(conf)) {
       planLater(child)
     } else {
-      val wanted = (rows / blockRows + 1).min(Int.MaxValue).toInt
+      val wanted = (rows / RangeJoinConf.BlockRows.get(conf) + 1).min(Int.MaxValue).toInt
+      val partitions =
+        wanted.max(session.sparkContext.defaultParallelism).min(conf.numShufflePartitions)
       ShuffleExchangeExec(
-        RangePartitioning(
-          Seq(SortOrder(key, Ascending)),
-          wanted.max(parallelism).min(conf.numShufflePartitions)
-        ),
+        RangePartitioning(Seq(SortOrder(key, Ascending)), partitions),
         planLater(child),
         REPARTITION_BY_NUM
       )
