@@ -41,6 +41,45 @@ def operator_line(spark, query: str) -> str:
     return next(line.strip() for line in plan.splitlines() if "Join" in line)
 
 
+class Race:
+    """One workload at one size: the plugin's time, then references with the same answer."""
+
+    def __init__(self, spark, label: str, rows: int, query: str, table: list):
+        self.spark, self.label, self.rows, self.query, self.table = spark, label, rows, query, table
+        self.say(operator_line(spark, query))
+        self.fast_s, self.fast = best_of(5, spark_query(spark, query, accelerated=True))
+        self.say(f"spark-rangejoin: {self.fast_s:.3f} s -> {self.fast[0]}")
+
+    def say(self, text: str) -> None:
+        print(f"[{self.label} {self.rows:,}] {text}", flush=True)
+
+    def record(self, reference: str, seconds) -> None:
+        self.table.append((self.label, self.rows, reference, seconds, self.fast_s))
+
+    def vanilla(self) -> None:
+        slow_s, slow = once(spark_query(self.spark, self.query, accelerated=False))
+        self.say(f"vanilla Spark: {slow_s:.3f} s -> {slow[0]}")
+        assert self.fast == slow, f"answers differ: {self.fast} vs {slow}"
+        self.record("vanilla Spark", slow_s)
+
+    def duckdb(self, query: str, cap: float | None = None) -> None:
+        run = duckdb_query(query)
+        if cap is None:
+            duck_s, duck = best_of(5, run)
+        else:
+            duck_s, duck = capped(cap, run, run.interrupt)
+        if duck_s is None:
+            self.say(f"DuckDB: > {cap:.0f} s (cap)")
+        else:
+            self.say(f"DuckDB: {duck_s:.3f} s -> {duck[0]}")
+            assert normalize(self.fast) == normalize(duck), f"answers differ: {self.fast} vs {duck}"
+        self.record("DuckDB", duck_s)
+
+
+def parquet(path: str) -> str:
+    return f"read_parquet('{path}/*.parquet')"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--exists-rows", type=int, default=200_000)
@@ -54,33 +93,16 @@ def main() -> None:
 
     # 1. EXISTS with one inequality.
     for rows in (args.exists_rows, args.exists_large):
-        for name, seed in (("pa", 11), ("pb", 12)):
-            spark.read.parquet(points(spark, name, rows, seed)).createOrReplaceTempView(name)
-        query = EXISTS_QUERY.format(pa="pa", pb="pb")
-        print(f"[EXISTS {rows:,}] {operator_line(spark, query)}", flush=True)
-        fast_s, fast = best_of(5, spark_query(spark, query, accelerated=True))
-        print(f"[EXISTS {rows:,}] spark-rangejoin: {fast_s:.3f} s -> {fast[0]}", flush=True)
+        paths = {name: points(spark, name, rows, seed) for name, seed in (("pa", 11), ("pb", 12))}
+        for name, path in paths.items():
+            spark.read.parquet(path).createOrReplaceTempView(name)
+        race = Race(spark, "EXISTS", rows, EXISTS_QUERY.format(pa="pa", pb="pb"), table)
         if rows == args.exists_rows:
-            slow_s, slow = once(spark_query(spark, query, accelerated=False))
-            print(f"[EXISTS {rows:,}] vanilla Spark: {slow_s:.3f} s -> {slow[0]}", flush=True)
-            assert fast == slow, f"answers differ: {fast} vs {slow}"
-            table.append(("EXISTS r.v > s.v + 999000", rows, "vanilla Spark", slow_s, fast_s))
-            duck = duckdb_query(
-                EXISTS_QUERY.format(
-                    pa=f"read_parquet('{points(spark, 'pa', rows, 11)}/*.parquet')",
-                    pb=f"read_parquet('{points(spark, 'pb', rows, 12)}/*.parquet')",
-                )
-            )
-            duck_s, duck_rows = capped(args.duckdb_cap, duck, duck.interrupt)
-            if duck_s is None:
-                print(f"[EXISTS {rows:,}] DuckDB: > {args.duckdb_cap:.0f} s (cap)", flush=True)
-                table.append(("EXISTS r.v > s.v + 999000", rows, "DuckDB", None, fast_s))
-            else:
-                print(f"[EXISTS {rows:,}] DuckDB: {duck_s:.3f} s -> {duck_rows[0]}", flush=True)
-                assert normalize(fast) == normalize(duck_rows)
-                table.append(("EXISTS r.v > s.v + 999000", rows, "DuckDB", duck_s, fast_s))
+            race.vanilla()
+            duck_query = EXISTS_QUERY.format(pa=parquet(paths["pa"]), pb=parquet(paths["pb"]))
+            race.duckdb(duck_query, cap=args.duckdb_cap)
         else:
-            table.append(("EXISTS r.v > s.v + 999000", rows, "-", None, fast_s))
+            race.record("-", None)
 
     # 2. Interval-overlap left outer join.
     for rows in (args.outer_vanilla_rows, args.outer_rows):
@@ -89,24 +111,11 @@ def main() -> None:
         }
         for name, path in paths.items():
             spark.read.parquet(path).createOrReplaceTempView(name)
-        query = OUTER_QUERY.format(ia="ia", ib="ib")
-        print(f"[LEFT JOIN {rows:,}] {operator_line(spark, query)}", flush=True)
-        fast_s, fast = best_of(5, spark_query(spark, query, accelerated=True))
-        print(f"[LEFT JOIN {rows:,}] spark-rangejoin: {fast_s:.3f} s -> {fast[0]}", flush=True)
+        race = Race(spark, "interval LEFT JOIN", rows, OUTER_QUERY.format(ia="ia", ib="ib"), table)
         if rows == args.outer_vanilla_rows:
-            slow_s, slow = once(spark_query(spark, query, accelerated=False))
-            print(f"[LEFT JOIN {rows:,}] vanilla Spark: {slow_s:.3f} s -> {slow[0]}", flush=True)
-            assert fast == slow, f"answers differ: {fast} vs {slow}"
-            table.append(("interval LEFT JOIN", rows, "vanilla Spark", slow_s, fast_s))
+            race.vanilla()
         else:
-            duck_query = OUTER_QUERY.format(
-                ia=f"read_parquet('{paths['ia']}/*.parquet')",
-                ib=f"read_parquet('{paths['ib']}/*.parquet')",
-            )
-            duck_s, duck = best_of(5, duckdb_query(duck_query))
-            print(f"[LEFT JOIN {rows:,}] DuckDB: {duck_s:.3f} s -> {duck[0]}", flush=True)
-            assert normalize(fast) == normalize(duck), f"answers differ: {fast} vs {duck}"
-            table.append(("interval LEFT JOIN", rows, "DuckDB", duck_s, fast_s))
+            race.duckdb(OUTER_QUERY.format(ia=parquet(paths["ia"]), ib=parquet(paths["ib"])))
 
     print()
     print("| query | rows per side | reference | reference s | spark-rangejoin s | ratio |")
