@@ -12,6 +12,8 @@ def spark():
         .appName("rangejoin-pytest")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "4")
+        # Test tables are tiny: accelerate them although Spark's nested loop would be faster.
+        .config("spark.rangejoin.minCandidatePairs", "0")
     )
     session = rangejoin.configure(builder).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")

@@ -20,6 +20,7 @@ from pyspark.sql import SparkSession
 spark = SparkSession.builder.getOrCreate()
 spark.conf.set("spark.rangejoin.blockRows", "200")
 spark.conf.set("spark.rangejoin.rangePartitionMinRows", "1000")
+spark.conf.set("spark.rangejoin.minCandidatePairs", "0")
 spark.range(0, 3000, numPartitions=4).selectExpr(
     "id", "id % 97 AS a", "(id * 7) % 89 AS b").createOrReplaceTempView("t")
 spark.range(0, 2000, numPartitions=3).selectExpr(

@@ -37,6 +37,8 @@ def test_spark_submit_with_jars_and_extension_conf(tmp_path):
             "spark.sql.extensions=rangejoin.RangeJoinExtensions",
             "--conf",
             "spark.ui.enabled=false",
+            "--conf",
+            "spark.rangejoin.minCandidatePairs=0",
             str(script),
         ],
         capture_output=True,

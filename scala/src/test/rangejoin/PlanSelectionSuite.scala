@@ -105,6 +105,20 @@ class PlanSelectionSuite extends RangeJoinTestBase {
     assert(e.getMessage.contains(RangeJoinConf.BlockRows.key), e.getMessage)
   }
 
+  test("an inner join of few candidate pairs is left to Spark; other join types are not") {
+    setUp() // 200 x 150 rows: 30000 candidate pairs, though Spark's estimate is rougher
+    withConf(RangeJoinConf.MinCandidatePairs.key -> "1000000") {
+      checkOperator("SELECT p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b", None)
+      checkOperator(
+        "SELECT p.id, q.id FROM p LEFT JOIN q ON p.a < q.a AND p.b > q.b",
+        Some("IEJoin")
+      )
+    }
+    withConf(RangeJoinConf.MinCandidatePairs.key -> "1") {
+      checkOperator("SELECT p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b", Some("IEJoin"))
+    }
+  }
+
   test("a large side is range-partitioned on its first key; a small side is not shuffled") {
     // rangePartitionMinRows is 40 in these tests.
     spark.range(

@@ -26,6 +26,7 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
     .config("spark.ui.enabled", "false")
     .config(RangeJoinConf.BlockRows.key, "16")
     .config(RangeJoinConf.RangePartitionMinRows.key, "40")
+    .config(RangeJoinConf.MinCandidatePairs.key, "0") // test tables are tiny
     .getOrCreate()
 
   /** Runs `body` with the given SQL confs set, restoring the previous values afterwards. */

@@ -24,6 +24,9 @@ import rangejoin.execution.{IEJoinExec, PiecewiseMergeJoinExec}
  *     left/right/full outer, left semi, left anti or existence: Spark.
  *  1. The condition has an equality between the two sides: Spark, whose hash and sort-merge
  *     joins use the equality keys.
+ *  1. An inner join whose estimated left rows x right rows is at most
+ *     `spark.rangejoin.minCandidatePairs`: Spark, whose broadcast nested loop join is faster
+ *     on so few pairs.
  *  1. Two or more inequalities and `spark.rangejoin.iejoin.enabled`: [[IEJoinExec]]. Each side
  *     estimated at `spark.rangejoin.rangePartitionMinRows` rows or more is range-partitioned on
  *     the first inequality's key; a smaller one is not shuffled.
@@ -64,8 +67,21 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
         conjuncts.equalities.isEmpty,
         s"equality keys ${conjuncts.equalities.map(_.sql).mkString(", ")}"
       )
+      _ <- require(!fewCandidatePairs(join, conf), "an inner join of few candidate pairs")
       planned <- chooseOperator(join, conjuncts, conf)
     } yield planned
+  }
+
+  /** Rung 4: an inner join small enough for Spark's broadcast nested loop join to win. */
+  private def fewCandidatePairs(join: Join, conf: SQLConf): Boolean =
+    join.joinType.isInstanceOf[InnerLike] &&
+      estimatedRows(join.left) * estimatedRows(join.right) <=
+      BigInt(RangeJoinConf.MinCandidatePairs.get(conf))
+
+  /** The row count Spark estimates, else its size estimate divided by the row width. */
+  private def estimatedRows(plan: LogicalPlan): BigInt = {
+    val stats = plan.stats
+    stats.rowCount.getOrElse(stats.sizeInBytes / EstimationUtils.getSizePerRow(plan.output))
   }
 
   private def supported(joinType: JoinType): Boolean = joinType match {
@@ -74,7 +90,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     case _ => false
   }
 
-  /** Rungs 4 and 5: the operator for the number of inequalities. */
+  /** Rungs 5 and 6: the operator for the number of inequalities. */
   private def chooseOperator(join: Join, conjuncts: JoinConjuncts, conf: SQLConf)
       : Either[String, SparkPlan] = {
     val ineqs = conjuncts.inequalities
@@ -127,9 +143,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
    */
   private def sortedBlocks(key: Expression, child: LogicalPlan): SparkPlan = {
     val conf = SQLConf.get
-    val stats = child.stats
-    val rows =
-      stats.rowCount.getOrElse(stats.sizeInBytes / EstimationUtils.getSizePerRow(child.output))
+    val rows = estimatedRows(child)
     if (rows < RangeJoinConf.RangePartitionMinRows.get(conf)) {
       planLater(child)
     } else {
