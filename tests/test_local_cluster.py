@@ -5,14 +5,8 @@ executor are read from another.
 """
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
-import pyspark
-
-import rangejoin
+from submit import spark_submit
 
 SCRIPT = """
 import json
@@ -50,35 +44,8 @@ print("RESULTS:" + json.dumps(results))
 
 
 def test_every_join_type_on_separate_executors(tmp_path):
-    script = tmp_path / "cluster_job.py"
-    script.write_text(SCRIPT)
-    spark_home = Path(pyspark.__file__).parent
-    env = dict(
-        os.environ,
-        SPARK_HOME=str(spark_home),
-        PYSPARK_PYTHON=sys.executable,
-        PYSPARK_DRIVER_PYTHON=sys.executable,
-    )
-    result = subprocess.run(
-        [
-            str(spark_home / "bin" / "spark-submit"),
-            "--master",
-            "local-cluster[2,1,1024]",
-            "--jars",
-            rangejoin.jar_path(),
-            "--conf",
-            "spark.sql.extensions=rangejoin.RangeJoinExtensions",
-            "--conf",
-            "spark.ui.enabled=false",
-            str(script),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-4000:]
-    line = next(x for x in result.stdout.splitlines() if x.startswith("RESULTS:"))
+    stdout = spark_submit(SCRIPT, tmp_path, "local-cluster[2,1,1024]")
+    line = next(x for x in stdout.splitlines() if x.startswith("RESULTS:"))
     results = json.loads(line[len("RESULTS:") :])
     for r in results:
         assert r["accelerated"], r["query"]

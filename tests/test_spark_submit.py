@@ -1,13 +1,6 @@
 """The plain Spark route: spark-submit with --jars and --conf, no rangejoin import."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-import pyspark
-
-import rangejoin
+from submit import spark_submit
 
 SCRIPT = """
 from pyspark.sql import SparkSession
@@ -22,31 +15,7 @@ print("OFF:", spark.sql(query).collect()[0][0])
 
 
 def test_spark_submit_with_jars_and_extension_conf(tmp_path):
-    script = tmp_path / "job.py"
-    script.write_text(SCRIPT)
-    spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
-    result = subprocess.run(
-        [
-            str(spark_submit),
-            "--master",
-            "local[2]",
-            "--jars",
-            rangejoin.jar_path(),
-            "--conf",
-            "spark.sql.extensions=rangejoin.RangeJoinExtensions",
-            "--conf",
-            "spark.ui.enabled=false",
-            "--conf",
-            "spark.rangejoin.minCandidatePairs=0",
-            str(script),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    lines = dict(line.split(": ", 1) for line in result.stdout.splitlines() if ": " in line)
+    stdout = spark_submit(SCRIPT, tmp_path, "local[2]", "spark.rangejoin.minCandidatePairs=0")
+    lines = dict(line.split(": ", 1) for line in stdout.splitlines() if ": " in line)
     assert "IEJoin Inner" in lines["PLAN"]
     assert lines["ON"] == lines["OFF"] and int(lines["ON"]) > 0
