@@ -68,10 +68,13 @@ final class BlockJoinRuntime(
           def hasNext: Boolean = {
             while (!ready && timed(scanner.advance())) {
               val s = scanner.leftIndex
-              pair(stream.rows.row(s, streamRow), build.rows.row(scanner.rightIndex, buildRow))
-              if (passes(joined)) {
-                matched.set(s)
-                if (emit.pairs) ready = true else scanner.skipLeftRow()
+              if (!emit.pairs && matched.get(s)) scanner.skipLeftRow() // matched in a prior block
+              else {
+                pair(stream.rows.row(s, streamRow), build.rows.row(scanner.rightIndex, buildRow))
+                if (passes(joined)) {
+                  matched.set(s)
+                  if (emit.pairs) ready = true else scanner.skipLeftRow()
+                }
               }
             }
             ready

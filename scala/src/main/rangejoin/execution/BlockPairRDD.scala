@@ -80,6 +80,15 @@ class BlockPairRDD[T: ClassTag](
           rdd.iterator(parents(ref.partition), context).next()
         }
       )
+      if (ref.index >= blocks.length) {
+        // Blocks are deterministic for a deterministic input; an input recomputed with other rows
+        // (an indeterminate stage after a failure) no longer matches the planned block pairs.
+        throw new IllegalStateException(
+          s"Partition ${ref.partition} of a range join input was rebuilt with " +
+            s"${blocks.length} blocks, not the planned ${ref.index + 1} or more; its input " +
+            "changed between the load job and this task. Rerun the query."
+        )
+      }
       blocks(ref.index)
     }
     task.group.pairs.iterator.flatMap { p =>

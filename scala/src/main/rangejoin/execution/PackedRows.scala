@@ -60,8 +60,10 @@ object PackedRows {
         val needed = end + size.toLong
         if (needed > PackedRows.MaxBytes) {
           throw new IllegalStateException(
-            s"A partition of a range join holds more than ${PackedRows.MaxBytes} bytes of rows; " +
-              "raise spark.sql.shuffle.partitions so that each partition is smaller."
+            s"A partition of a range join holds more than ${PackedRows.MaxBytes} bytes of rows. " +
+              "For a side that was range-partitioned, raise spark.sql.shuffle.partitions; for " +
+              "one estimated small and so not shuffled, lower " +
+              "spark.rangejoin.rangePartitionMinRows."
           )
         }
         data = java.util.Arrays.copyOf(
