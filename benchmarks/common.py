@@ -82,6 +82,41 @@ def intervals(spark: SparkSession, name: str, rows: int, seed: int) -> str:
     return str(path)
 
 
+def keyed_events(spark: SparkSession, name: str, rows: int, keys: int, seed: int) -> str:
+    """Writes (once) and returns the parquet path of events (id, key, ts).
+
+    `key` is uniform over `keys` values and `ts` an integer tick uniform over [0, rows): each
+    key's events are about `keys` ticks apart, so a window of w ticks holds about w / keys events
+    of the other side per event.
+    """
+    path = DATA_DIR / f"{name}_{rows}_{keys}keys.parquet"
+    if not (path / "_SUCCESS").exists():
+        spark.range(0, rows, numPartitions=2).selectExpr(
+            "id",
+            f"CAST(floor(rand({seed}) * {keys}) AS INT) AS key",
+            f"CAST(floor(rand({seed + 1}) * {rows}) AS BIGINT) AS ts",
+        ).write.mode("overwrite").parquet(str(path))
+    return str(path)
+
+
+def keyed_intervals(spark: SparkSession, name: str, rows: int, keys: int, seed: int) -> str:
+    """Writes (once) and returns the parquet path of intervals (id, chrom, start, end).
+
+    `chrom` is uniform over `keys` values, starts uniform over [0, 10 * rows) and lengths in
+    [1, 100]: with 5 keys each interval overlaps about two of another such table.
+    """
+    path = DATA_DIR / f"{name}_{rows}_{keys}keys.parquet"
+    if not (path / "_SUCCESS").exists():
+        spark.range(0, rows, numPartitions=2).selectExpr(
+            "id",
+            f"CAST(floor(rand({seed}) * {keys}) AS INT) AS chrom",
+            f"CAST(rand({seed + 1}) * {10 * rows} AS BIGINT) AS start",
+        ).selectExpr(
+            "id", "chrom", "start", f"start + 1 + CAST(rand({seed + 2}) * 100 AS BIGINT) AS end"
+        ).write.mode("overwrite").parquet(str(path))
+    return str(path)
+
+
 def capped(seconds: float, run, cancel):
     """Runs `run`; if it takes longer than `seconds`, calls `cancel` and returns (None, None)."""
     timer = threading.Timer(seconds, cancel)

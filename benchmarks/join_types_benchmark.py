@@ -12,18 +12,9 @@ Plugin and DuckDB times are medians of 5 runs after 5 warm-up runs; vanilla Spar
 
 import argparse
 
-from common import (
-    best_of,
-    capped,
-    duckdb_query,
-    intervals,
-    normalize,
-    once,
-    plan_text,
-    points,
-    spark_query,
-    spark_session,
-)
+from race import Race, parquet, print_table
+
+from common import intervals, points, spark_session
 
 EXISTS_QUERY = """
 SELECT count(*) FROM {pa} r WHERE EXISTS (SELECT 1 FROM {pb} s WHERE r.v > s.v + 999000)
@@ -33,51 +24,6 @@ OUTER_QUERY = """
 SELECT count(*) AS rows, count(s.id) AS matched, sum(r.id) AS r_ids, sum(s.id) AS s_ids
 FROM {ia} r LEFT JOIN {ib} s ON r.start <= s.end AND r.end >= s.start
 """
-
-
-def operator_line(spark, query: str) -> str:
-    spark.conf.set("spark.rangejoin.enabled", "true")
-    plan = plan_text(spark, query)
-    return next(line.strip() for line in plan.splitlines() if "Join" in line)
-
-
-class Race:
-    """One workload at one size: the plugin's time, then references with the same answer."""
-
-    def __init__(self, spark, label: str, rows: int, query: str, table: list):
-        self.spark, self.label, self.rows, self.query, self.table = spark, label, rows, query, table
-        self.say(operator_line(spark, query))
-        self.fast_s, self.fast = best_of(5, spark_query(spark, query, accelerated=True))
-        self.say(f"spark-rangejoin: {self.fast_s:.3f} s -> {self.fast[0]}")
-
-    def say(self, text: str) -> None:
-        print(f"[{self.label} {self.rows:,}] {text}", flush=True)
-
-    def record(self, reference: str, seconds) -> None:
-        self.table.append((self.label, self.rows, reference, seconds, self.fast_s))
-
-    def vanilla(self) -> None:
-        slow_s, slow = once(spark_query(self.spark, self.query, accelerated=False))
-        self.say(f"vanilla Spark: {slow_s:.3f} s -> {slow[0]}")
-        assert self.fast == slow, f"answers differ: {self.fast} vs {slow}"
-        self.record("vanilla Spark", slow_s)
-
-    def duckdb(self, query: str, cap: float | None = None) -> None:
-        run = duckdb_query(query)
-        if cap is None:
-            duck_s, duck = best_of(5, run)
-        else:
-            duck_s, duck = capped(cap, run, run.interrupt)
-        if duck_s is None:
-            self.say(f"DuckDB: > {cap:.0f} s (cap)")
-        else:
-            self.say(f"DuckDB: {duck_s:.3f} s -> {duck[0]}")
-            assert normalize(self.fast) == normalize(duck), f"answers differ: {self.fast} vs {duck}"
-        self.record("DuckDB", duck_s)
-
-
-def parquet(path: str) -> str:
-    return f"read_parquet('{path}/*.parquet')"
 
 
 def main() -> None:
@@ -117,20 +63,7 @@ def main() -> None:
         else:
             race.duckdb(OUTER_QUERY.format(ia=parquet(paths["ia"]), ib=parquet(paths["ib"])))
 
-    print()
-    print("| query | rows per side | reference | reference s | spark-rangejoin s | ratio |")
-    print("|---|---:|---|---:|---:|---|")
-    for query, rows, ref, ref_s, plugin_s in table:
-        if ref_s is None:
-            ref_text, ratio = ("-", "-") if ref == "-" else ("> cap", "-")
-        else:
-            ref_text = f"{ref_s:.3f}"
-            ratio = (
-                f"plugin {ref_s / plugin_s:.1f}x faster"
-                if ref_s >= plugin_s
-                else f"plugin {plugin_s / ref_s:.1f}x slower"
-            )
-        print(f"| {query} | {rows:,} | {ref} | {ref_text} | {plugin_s:.3f} | {ratio} |")
+    print_table(table)
     spark.stop()
 
 

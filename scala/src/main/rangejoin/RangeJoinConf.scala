@@ -61,7 +61,8 @@ object RangeJoinConf {
 
   val IEJoinEnabled: ConfEntry[Boolean] = booleanEntry(
     "spark.rangejoin.iejoin.enabled",
-    "Plan joins with two or more inequality conditions as IEJoinExec.",
+    "Plan joins with two or more inequality conditions as IEJoinExec (with equality keys: " +
+      "KeyGroupIEJoinExec).",
     default = true
   )
 
@@ -69,6 +70,25 @@ object RangeJoinConf {
     "spark.rangejoin.pwmj.enabled",
     "Plan joins with exactly one inequality condition as PiecewiseMergeJoinExec.",
     default = true
+  )
+
+  val SwhjEnabled: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.swhj.enabled",
+    "Plan joins with equality keys plus a window on one column pair (a lower and an upper " +
+      "bound, BETWEEN too) as SlidingWindowHashJoinExec. When false they take " +
+      "KeyGroupIEJoinExec, if spark.rangejoin.iejoin.enabled.",
+    default = true
+  )
+
+  val MinPairsPerKey: ConfEntry[Long] = ConfEntry[Long](
+    "spark.rangejoin.minPairsPerKey",
+    "A join with equality keys whose estimated candidate pairs per key value, (left rows / " +
+      "distinct keys) x (right rows / distinct keys), is below this is left to Spark's hash " +
+      "join. Needs distinct counts in Spark's statistics (ANALYZE TABLE ... FOR COLUMNS with " +
+      "spark.sql.cbo.enabled); without them the join is accelerated. 0 accelerates every one.",
+    default = 4L,
+    allowed = "an integer from 0 to 9223372036854775807",
+    parse = _.toLongOption.filter(_ >= 0)
   )
 
   val BlockRows: ConfEntry[Int] = positiveIntEntry(
@@ -100,5 +120,14 @@ object RangeJoinConf {
   )
 
   val all: Seq[ConfEntry[_]] =
-    Seq(Enabled, IEJoinEnabled, PwmjEnabled, BlockRows, RangePartitionMinRows, MinCandidatePairs)
+    Seq(
+      Enabled,
+      IEJoinEnabled,
+      PwmjEnabled,
+      SwhjEnabled,
+      BlockRows,
+      RangePartitionMinRows,
+      MinCandidatePairs,
+      MinPairsPerKey
+    )
 }

@@ -31,7 +31,8 @@ class PlanSelectionSuite extends RangeJoinTestBase {
   test("Spark keeps equi-joins, disjunctions, hints and unsupported keys") {
     setUp()
     val notAccelerated = Seq(
-      "SELECT p.id, q.id FROM p JOIN q ON p.a = q.a AND p.b > q.b AND p.id < q.id",
+      "SELECT p.id, q.id FROM p JOIN q ON p.a = q.a",
+      "SELECT p.id, q.id FROM p JOIN q ON p.a = q.a AND p.b > q.b",
       "SELECT p.id, q.id FROM p JOIN q ON p.a <=> q.a AND p.b > q.b AND p.id < q.id",
       "SELECT p.id, q.id FROM p JOIN q ON p.a < q.a OR p.b > q.b",
       "SELECT p.id, q.id FROM p JOIN q ON array(p.a) < array(q.a) AND p.b > p.id",
@@ -168,6 +169,52 @@ class PlanSelectionSuite extends RangeJoinTestBase {
       // At most 20 rows a block: at least 10 blocks of p and 8 of q, so 80 pairs or more.
       assert(metric("blockPairs") + metric("prunedBlockPairs") >= 80)
       assert(metric("localJoinTime") > 0)
+    }
+  }
+
+  test("equality keys: a window plans SlidingWindowHashJoin, other inequalities KeyGroupIEJoin") {
+    setUp()
+    val window = "SELECT p.id, q.id FROM p JOIN q ON p.a = q.a AND p.b BETWEEN q.b - 1 AND q.b + 2"
+    checkOperator(window, Some("SlidingWindowHashJoin"))
+    val text = spark.sql(s"EXPLAIN $window").collect().head.getString(0)
+    assert(
+      text.contains(
+        "SlidingWindowHashJoin Inner, keys [p.a = q.a], window [(p.b <= (q.b + 2L)), " +
+          "(p.b >= (q.b - 1L))]"
+      ),
+      text
+    )
+    checkOperator(
+      "SELECT p.id, q.id FROM p JOIN q ON p.a = q.a AND p.b > q.b AND p.id < q.id",
+      Some("KeyGroupIEJoin")
+    )
+    // One inequality with equality keys: Spark's hash join with a filter.
+    checkOperator("SELECT p.id, q.id FROM p JOIN q ON p.a = q.a AND p.b > q.b", None)
+  }
+
+  test("with distinct counts in the statistics, tiny key groups are left to Spark") {
+    withConf("spark.sql.cbo.enabled" -> "true") {
+      spark.sql("DROP TABLE IF EXISTS keyed_stats")
+      spark.range(0, 400).selectExpr("id", "id % 200 AS k", "id % 17 AS t")
+        .write.saveAsTable("keyed_stats")
+      try {
+        spark.sql("ANALYZE TABLE keyed_stats COMPUTE STATISTICS FOR COLUMNS k, t")
+        // 400 rows, 200 keys: 2 x 2 = 4 candidate pairs per key.
+        val q = "SELECT x.id, y.id FROM keyed_stats x JOIN keyed_stats y " +
+          "ON x.k = y.k AND x.t BETWEEN y.t - 2 AND y.t + 2"
+        withConf(RangeJoinConf.MinPairsPerKey.key -> "5")(checkOperator(q, None))
+        withConf(RangeJoinConf.MinPairsPerKey.key -> "4") {
+          checkOperator(q, Some("SlidingWindowHashJoin"))
+        }
+        // Without statistics the join is accelerated.
+        withConf(RangeJoinConf.MinPairsPerKey.key -> "5") {
+          checkOperator(
+            "SELECT x.id, y.id FROM range(400) x JOIN range(400) y " +
+              "ON x.id % 200 = y.id % 200 AND x.id BETWEEN y.id - 2 AND y.id + 2",
+            Some("SlidingWindowHashJoin")
+          )
+        }
+      } finally spark.sql("DROP TABLE IF EXISTS keyed_stats")
     }
   }
 }

@@ -1,11 +1,13 @@
 package rangejoin
 
+import java.nio.file.Files
+
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.scalatest.funsuite.AnyFunSuite
 
-import rangejoin.execution.{BlockRangeJoinExec, IEJoinExec}
+import rangejoin.execution.{BlockRangeJoinExec, IEJoinExec, KeyClusteredJoinExec}
 
 /**
  * A local session with the extension, and assertions that compare an accelerated query with the
@@ -24,6 +26,7 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
     .config("spark.sql.extensions", classOf[RangeJoinExtensions].getName)
     .config("spark.sql.shuffle.partitions", "8")
     .config("spark.ui.enabled", "false")
+    .config("spark.sql.warehouse.dir", Files.createTempDirectory("rangejoin-warehouse").toString)
     .config(RangeJoinConf.BlockRows.key, "16")
     .config(RangeJoinConf.RangePartitionMinRows.key, "40")
     .config(RangeJoinConf.MinCandidatePairs.key, "0") // test tables are tiny
@@ -42,9 +45,10 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
 
   def ieJoins(plan: SparkPlan): Seq[IEJoinExec] = collect(plan) { case j: IEJoinExec => j }
 
-  /** The range-join operators in `plan`, by node name ("IEJoin", "PiecewiseMergeJoin"). */
-  def rangeJoins(plan: SparkPlan): Seq[String] = collect(plan) { case j: BlockRangeJoinExec =>
-    j.nodeName
+  /** The range-join operators in `plan`, by node name ("IEJoin", "SlidingWindowHashJoin", ...). */
+  def rangeJoins(plan: SparkPlan): Seq[String] = collect(plan) {
+    case j: BlockRangeJoinExec => j.nodeName
+    case j: KeyClusteredJoinExec => j.nodeName
   }
 
   /** The rows of `df` as a sorted list of their string forms: a multiset, exact to the bit. */

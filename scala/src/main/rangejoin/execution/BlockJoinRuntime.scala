@@ -35,28 +35,20 @@ final class BlockJoinRuntime(
     localJoinTime: SQLMetric
 ) extends Serializable {
 
-  private def buildOutput = if (streamIsLeft) rightOutput else leftOutput
-  private def streamOutput = if (streamIsLeft) leftOutput else rightOutput
-
   /** The output rows for `stream` joined with each of `builds`. */
   def join(stream: Block, builds: Iterator[Block]): Iterator[InternalRow] = {
-    val joined = new JoinedRow
-    def pair(s: InternalRow, b: InternalRow): JoinedRow =
-      if (streamIsLeft) joined(s, b) else joined(b, s)
-    val passes: InternalRow => Boolean = residual match {
-      case Some(cond) => Predicate.create(cond, leftOutput ++ rightOutput).eval
-      case None => _ => true
-    }
+    val rows =
+      new StreamBuildRows(
+        emit,
+        streamIsLeft,
+        padUnmatched,
+        residual,
+        leftOutput,
+        rightOutput,
+        output
+      )
     val matched = new java.util.BitSet(stream.size)
     val streamRow = new UnsafeRow(stream.rows.numFields)
-    // Padded rows hold NULLs where the inputs' columns may be non-nullable: bind as nullable.
-    lazy val projectPair = UnsafeProjection.create(
-      output,
-      (leftOutput ++ rightOutput).map { a =>
-        if (emit.unmatched || padUnmatched) a.withNullability(true) else a
-      }
-    )
-    val nullBuild = new GenericInternalRow(buildOutput.length)
 
     val fromPairs = builds.flatMap { build =>
       if (stream.size == 0 || build.size == 0) Iterator.empty
@@ -70,8 +62,9 @@ final class BlockJoinRuntime(
               val s = scanner.leftIndex
               if (!emit.pairs && matched.get(s)) scanner.skipLeftRow() // matched in a prior block
               else {
-                pair(stream.rows.row(s, streamRow), build.rows.row(scanner.rightIndex, buildRow))
-                if (passes(joined)) {
+                stream.rows.row(s, streamRow)
+                build.rows.row(scanner.rightIndex, buildRow)
+                if (rows.matches(streamRow, buildRow)) {
                   matched.set(s)
                   if (emit.pairs) ready = true else scanner.skipLeftRow()
                 }
@@ -83,43 +76,28 @@ final class BlockJoinRuntime(
             if (!hasNext) throw new NoSuchElementException
             ready = false
             numOutputRows += 1
-            projectPair(joined)
+            rows.pairOutput(streamRow, buildRow)
           }
         }
       }
     }
-    fromPairs ++ streamRowsOutput(stream, matched, row => projectPair(pair(row, nullBuild)))
+    fromPairs ++ streamRowsOutput(stream, matched, rows)
   }
 
-  /**
-   * After all pairs: the stream rows that `emit` outputs by whether they matched.
-   *
-   * @param padded a stream row joined with NULLs on the build side, as an output row
-   */
+  /** After all pairs: the stream rows that `emit` outputs by whether they matched. */
   private def streamRowsOutput(
       stream: Block,
       matched: java.util.BitSet,
-      padded: InternalRow => InternalRow
+      rows: StreamBuildRows
   ): Iterator[InternalRow] = {
     if (!emit.matched && !emit.unmatched) return Iterator.empty
-    val project: (InternalRow, Boolean) => InternalRow = emit match {
-      case StreamEmit.Existence =>
-        val withFlag = UnsafeProjection.create(output, output)
-        val flagged = new JoinedRow
-        val flag = new GenericInternalRow(1)
-        (row, found) => { flag.setBoolean(0, found); withFlag(flagged(row, flag)) }
-      case _ if emit.pairs || padUnmatched => (row, _) => padded(row)
-      case _ =>
-        val copy = UnsafeProjection.create(output, streamOutput)
-        (row, _) => copy(row)
-    }
     val row = new UnsafeRow(stream.rows.numFields)
-    def emitted(rows: PackedRows, isMatched: Int => Boolean): Iterator[InternalRow] =
-      Iterator.range(0, rows.size).flatMap { i =>
+    def emitted(packed: PackedRows, isMatched: Int => Boolean): Iterator[InternalRow] =
+      Iterator.range(0, packed.size).flatMap { i =>
         val found = isMatched(i)
-        if ((found && emit.matched) || (!found && emit.unmatched)) {
+        if (rows.outputsStreamRow(found)) {
           numOutputRows += 1
-          Iterator.single(project(rows.row(i, row), found))
+          Iterator.single(rows.streamOutput(packed.row(i, row), found))
         } else Iterator.empty
       }
     emitted(stream.rows, matched.get) ++ emitted(stream.nullKeyRows, _ => false)

@@ -9,10 +9,10 @@ import org.apache.spark.sql.catalyst.plans.physical.{
   RangePartitioning,
   UnknownPartitioning
 }
-import org.apache.spark.sql.execution.{BinaryExecNode, SQLExecution, SparkPlan}
+import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
-import rangejoin.planning.{Inequality, InequalityOp}
+import rangejoin.planning.InequalityOp
 
 /**
  * A join on inequalities run over pairs of sorted blocks; the operators differ only in the local
@@ -31,25 +31,8 @@ import rangejoin.planning.{Inequality, InequalityOp}
  * The stream side is the left input, except for a right outer join. A full outer join runs two
  * passes: left outer, then the right rows that matched nothing.
  */
-trait BlockRangeJoinExec extends BinaryExecNode {
-
-  /** Inequality `k` is `leftKeys(k) ops(k) rightKeys(k)`. */
-  def leftKeys: Seq[Expression]
-  def ops: Seq[InequalityOp]
-  def rightKeys: Seq[Expression]
-  def residual: Option[Expression]
-  def joinType: JoinType
+trait BlockRangeJoinExec extends InequalityJoinExec {
   def blockRows: Int
-
-  // The keys are constructor fields of their own (not inside Inequality) so that Spark's plan
-  // rules see them as this node's expressions: subqueries in them get planned, and the node
-  // canonicalizes.
-  def inequalities: Seq[Inequality] = leftKeys.indices.map { k =>
-    Inequality(leftKeys(k), ops(k), rightKeys(k))
-  }
-
-  /** How many leading inequalities the local join uses; the others are checked on its pairs. */
-  protected def localKeys: Int
 
   /** The local join for the leading inequalities' ops, as seen from the stream side. */
   protected def localJoin(ops: Seq[InequalityOp]): LocalJoin
@@ -90,8 +73,6 @@ trait BlockRangeJoinExec extends BinaryExecNode {
     val leftStats = leftLoad.get().toArray
     val rightStats = rightLoad.get().toArray
     val orderings = encoders.map(KeyColumn.ordering)
-    val checkedOnPairs =
-      (inequalities.drop(localKeys).map(_.toExpression) ++ residual).reduceOption(And)
 
     def pass(streamIsLeft: Boolean, emit: StreamEmit, padUnmatched: Boolean): RDD[InternalRow] = {
       val streamOps = if (streamIsLeft) ops else ops.map(_.flip)
@@ -104,18 +85,8 @@ trait BlockRangeJoinExec extends BinaryExecNode {
       )
       metrics("blockPairs").add(plan.joinedPairs)
       metrics("prunedBlockPairs").add(plan.prunedPairs)
-      val runtime = new BlockJoinRuntime(
-        localJoin(streamOps.take(localKeys)),
-        emit,
-        streamIsLeft,
-        padUnmatched,
-        checkedOnPairs,
-        left.output,
-        right.output,
-        output,
-        metrics("numOutputRows"),
-        metrics("localJoinTime")
-      )
+      val runtime =
+        blockJoinRuntime(localJoin(streamOps.take(localKeys)), emit, streamIsLeft, padUnmatched)
       if (streamIsLeft) new BlockPairRDD(leftBlocks, rightBlocks, plan.tasks, runtime.join)
       else new BlockPairRDD(rightBlocks, leftBlocks, plan.tasks, runtime.join)
     }

@@ -11,10 +11,15 @@ import org.apache.spark.sql.types._
  * @param residuals every other conjunct; evaluated on candidate pairs
  */
 final case class JoinConjuncts(
-    equalities: Seq[Expression],
+    equalities: Seq[Equality],
     inequalities: Seq[Inequality],
     residuals: Seq[Expression]
 )
+
+/** `left = right` (or `left <=> right` when `nullSafe`), each side over one join input. */
+final case class Equality(left: Expression, right: Expression, nullSafe: Boolean) {
+  override def toString: String = s"${left.sql} ${if (nullSafe) "<=>" else "="} ${right.sql}"
+}
 
 /**
  * Classifies each conjunct of a join condition once.
@@ -28,16 +33,18 @@ object JoinConditionAnalysis extends PredicateHelper {
 
   def analyze(condition: Expression, left: AttributeSet, right: AttributeSet): JoinConjuncts = {
     val conjuncts = splitConjunctivePredicates(condition)
-    val equalities = Seq.newBuilder[Expression]
+    val equalities = Seq.newBuilder[Equality]
     val inequalities = Seq.newBuilder[Inequality]
     val residuals = Seq.newBuilder[Expression]
     conjuncts.foreach { c =>
-      if (isEquality(c, left, right)) equalities += c
-      else
-        inequality(c, left, right) match {
-          case Some(ineq) => inequalities += ineq
-          case None => residuals += c
-        }
+      equality(c, left, right) match {
+        case Some(eq) => equalities += eq
+        case None =>
+          inequality(c, left, right) match {
+            case Some(ineq) => inequalities += ineq
+            case None => residuals += c
+          }
+      }
     }
     JoinConjuncts(equalities.result(), inequalities.result(), residuals.result())
   }
@@ -61,12 +68,18 @@ object JoinConditionAnalysis extends PredicateHelper {
     else None
   }
 
-  private def isEquality(c: Expression, left: AttributeSet, right: AttributeSet): Boolean =
+  private def equality(c: Expression, left: AttributeSet, right: AttributeSet)
+      : Option[Equality] = {
+    def oriented(a: Expression, b: Expression, nullSafe: Boolean) =
+      sides(a, b, left, right).filter(_ => c.deterministic).map { leftFirst =>
+        if (leftFirst) Equality(a, b, nullSafe) else Equality(b, a, nullSafe)
+      }
     c match {
-      case EqualTo(a, b) => c.deterministic && sides(a, b, left, right).isDefined
-      case EqualNullSafe(a, b) => c.deterministic && sides(a, b, left, right).isDefined
-      case _ => false
+      case EqualTo(a, b) => oriented(a, b, nullSafe = false)
+      case EqualNullSafe(a, b) => oriented(a, b, nullSafe = true)
+      case _ => None
     }
+  }
 
   private def inequality(c: Expression, left: AttributeSet, right: AttributeSet)
       : Option[Inequality] = c match {

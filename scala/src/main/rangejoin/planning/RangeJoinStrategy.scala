@@ -2,7 +2,7 @@ package rangejoin.planning
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{And, Ascending, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{And, Ascending, Attribute, Expression, SortOrder}
 import org.apache.spark.sql.catalyst.plans._
 import org.apache.spark.sql.catalyst.plans.logical.{Join, JoinHint, LogicalPlan}
 import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
@@ -12,7 +12,12 @@ import org.apache.spark.sql.execution.exchange.{REPARTITION_BY_NUM, ShuffleExcha
 import org.apache.spark.sql.internal.SQLConf
 
 import rangejoin.RangeJoinConf
-import rangejoin.execution.{IEJoinExec, PiecewiseMergeJoinExec}
+import rangejoin.execution.{
+  IEJoinExec,
+  KeyGroupIEJoinExec,
+  PiecewiseMergeJoinExec,
+  SlidingWindowHashJoinExec
+}
 
 /**
  * Plans joins whose condition has inequalities with a range-join operator, or declines (`Nil`)
@@ -22,11 +27,20 @@ import rangejoin.execution.{IEJoinExec, PiecewiseMergeJoinExec}
  *  1. `spark.rangejoin.enabled` is false: Spark.
  *  1. The join has no condition, carries a join hint, or is of a type other than inner, cross,
  *     left/right/full outer, left semi, left anti or existence: Spark.
- *  1. The condition has an equality between the two sides: Spark, whose hash and sort-merge
- *     joins use the equality keys.
  *  1. An inner join whose estimated left rows x right rows is at most
- *     `spark.rangejoin.minCandidatePairs`: Spark, whose broadcast nested loop join is faster
- *     on so few pairs.
+ *     `spark.rangejoin.minCandidatePairs`: Spark, whose broadcast nested loop join (or hash join,
+ *     with equality keys) is faster on so few pairs.
+ *  1. The condition has equality keys (`l.k = r.k`):
+ *     a. a null-safe equality (`<=>`), a key of another type than the inequality keys (see
+ *        [[JoinConditionAnalysis.isSortableKeyType]]), or no inequality: Spark's
+ *        hash and sort-merge joins;
+ *     a. Spark's statistics have distinct counts for the keys and the estimated pairs per key,
+ *        (left rows / distinct keys) x (right rows / distinct keys), is below
+ *        `spark.rangejoin.minPairsPerKey`: Spark's hash join, which wins on tiny key groups;
+ *     a. two inequalities bound one column pair from below and above (a window, `BETWEEN` too)
+ *        and `spark.rangejoin.swhj.enabled`: [[SlidingWindowHashJoinExec]];
+ *     a. two or more inequalities and `spark.rangejoin.iejoin.enabled`: [[KeyGroupIEJoinExec]];
+ *     a. otherwise: Spark.
  *  1. Two or more inequalities and `spark.rangejoin.iejoin.enabled`: [[IEJoinExec]]. Each side
  *     estimated at `spark.rangejoin.rangePartitionMinRows` rows or more is range-partitioned on
  *     the first inequality's key; a smaller one is not shuffled.
@@ -63,16 +77,14 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
         join.left.outputSet,
         join.right.outputSet
       )
-      _ <- require(
-        conjuncts.equalities.isEmpty,
-        s"equality keys ${conjuncts.equalities.map(_.sql).mkString(", ")}"
-      )
       _ <- require(!fewCandidatePairs(join, conf), "an inner join of few candidate pairs")
-      planned <- chooseOperator(join, conjuncts, conf)
+      planned <-
+        if (conjuncts.equalities.isEmpty) chooseOperator(join, conjuncts, conf)
+        else chooseKeyedOperator(join, conjuncts, conf)
     } yield planned
   }
 
-  /** Rung 4: an inner join small enough for Spark's broadcast nested loop join to win. */
+  /** Rung 3: an inner join small enough for Spark's broadcast nested loop join to win. */
   private def fewCandidatePairs(join: Join, conf: SQLConf): Boolean =
     join.joinType.isInstanceOf[InnerLike] &&
       estimatedRows(join.left) * estimatedRows(join.right) <=
@@ -88,6 +100,85 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     case _: InnerLike | LeftOuter | RightOuter | FullOuter | LeftSemi | LeftAnti => true
     case _: ExistenceJoin => true
     case _ => false
+  }
+
+  /** Rung 4: the operator for equality keys plus inequalities. */
+  private def chooseKeyedOperator(join: Join, conjuncts: JoinConjuncts, conf: SQLConf)
+      : Either[String, SparkPlan] = {
+    val eqs = conjuncts.equalities
+    val ineqs = conjuncts.inequalities
+    lazy val window = SlidingWindow.find(ineqs)
+    for {
+      _ <- require(!eqs.exists(_.nullSafe), s"a null-safe equality in ${eqs.mkString(", ")}")
+      _ <- require(
+        eqs.forall(e => JoinConditionAnalysis.isSortableKeyType(e.left.dataType)),
+        s"an equality key of a type other than numbers, dates, times, intervals, binary, " +
+          s"and strings in the default collation: ${eqs.mkString(", ")}"
+      )
+      _ <- require(ineqs.nonEmpty, s"an equi-join on ${eqs.mkString(", ")}")
+      _ <- pairsPerKey(join, eqs) match {
+        case Some(pairs) if pairs < RangeJoinConf.MinPairsPerKey.get(conf) =>
+          Left(s"about $pairs candidate pairs per key, below ${RangeJoinConf.MinPairsPerKey.key}")
+        case _ => Right(())
+      }
+      planned <- window match {
+        case Some((w, others)) if RangeJoinConf.SwhjEnabled.get(conf) =>
+          val residual = (others.map(_.toExpression) ++ conjuncts.residuals).reduceOption(And)
+          Right(
+            SlidingWindowHashJoinExec(
+              eqs.map(_.left),
+              eqs.map(_.right),
+              w.leftColumn,
+              w.rightColumn,
+              w.lower.toExpression,
+              w.upper.toExpression,
+              residual,
+              join.joinType,
+              planLater(join.left),
+              planLater(join.right)
+            )
+          )
+        case _ if ineqs.size >= 2 && RangeJoinConf.IEJoinEnabled.get(conf) =>
+          Right(
+            KeyGroupIEJoinExec(
+              eqs.map(_.left),
+              eqs.map(_.right),
+              ineqs.map(_.left),
+              ineqs.map(_.op),
+              ineqs.map(_.right),
+              conjuncts.residuals.reduceOption(And),
+              join.joinType,
+              RangeJoinConf.BlockRows.get(conf),
+              planLater(join.left),
+              planLater(join.right)
+            )
+          )
+        case _ =>
+          Left(s"equality keys with ${ineqs.size} inequalities and no enabled operator for that")
+      }
+    } yield planned
+  }
+
+  /**
+   * Estimated candidate pairs per key value, (left rows / keys) x (right rows / keys), when
+   * Spark's statistics have a distinct count for every key column of either side (`ANALYZE
+   * TABLE ... FOR COLUMNS` with `spark.sql.cbo.enabled`); keys is the larger side's count.
+   */
+  private def pairsPerKey(join: Join, eqs: Seq[Equality]): Option[BigInt] = {
+    def distinctKeys(plan: LogicalPlan, keys: Seq[Expression]): Option[BigInt] = {
+      val columns = plan.stats.attributeStats
+      val counts = keys.map {
+        case a: Attribute => columns.get(a).flatMap(_.distinctCount)
+        case _ => None
+      }
+      if (counts.forall(_.isDefined)) Some(counts.flatten.product.min(estimatedRows(plan)))
+      else None
+    }
+    val keys =
+      (distinctKeys(join.left, eqs.map(_.left)) ++ distinctKeys(join.right, eqs.map(_.right)))
+        .reduceOption(_ max _)
+        .map(_.max(1))
+    keys.map(k => (estimatedRows(join.left) / k).max(1) * (estimatedRows(join.right) / k).max(1))
   }
 
   /** Rungs 5 and 6: the operator for the number of inequalities. */

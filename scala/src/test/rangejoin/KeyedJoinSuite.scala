@@ -1,0 +1,110 @@
+package rangejoin
+
+/**
+ * Joins with equality keys plus inequalities: SlidingWindowHashJoinExec for a window on one
+ * column pair, KeyGroupIEJoinExec for other inequalities, every join type, against vanilla Spark.
+ */
+class KeyedJoinSuite extends RangeJoinTestBase {
+
+  private val joinShapes: Seq[String => String] = Seq(
+    c => s"SELECT l.id, r.id FROM l JOIN r ON $c",
+    c => s"SELECT l.id, r.id FROM l LEFT JOIN r ON $c",
+    c => s"SELECT l.id, r.id FROM l RIGHT JOIN r ON $c",
+    c => s"SELECT l.id, r.id FROM l FULL JOIN r ON $c",
+    c => s"SELECT l.id FROM l LEFT SEMI JOIN r ON $c",
+    c => s"SELECT l.id FROM l LEFT ANTI JOIN r ON $c",
+    c => s"SELECT l.id FROM l WHERE l.id % 3 = 0 OR EXISTS (SELECT 1 FROM r WHERE $c)"
+  )
+
+  /**
+   * Events: `k` one of `keys` keys or NULL, `ts` a timestamp, `v` a double with NaN and -0.0,
+   * `[s, e]` an interval; NULLs in `ts`. Checkpointed, so the optimizer sees plain columns.
+   */
+  private def events(name: String, rows: Int, keys: Int, seed: Int): Unit =
+    spark
+      .range(0, rows)
+      .selectExpr(
+        "id",
+        s"CASE WHEN id % 17 = 3 THEN NULL ELSE CAST(hash(id, $seed) % $keys AS INT) END AS k",
+        s"CASE WHEN id % 23 = 5 THEN NULL ELSE " +
+          s"timestamp_seconds(1700000000 + pmod(hash(id, $seed + 1), 200)) END AS ts",
+        s"CASE WHEN id % 29 = 7 THEN double('NaN') WHEN id % 31 = 1 THEN -0.0 " +
+          s"ELSE pmod(hash(id, $seed + 2), 100) / 4.0 END AS v",
+        s"pmod(hash(id, $seed + 3), 150) AS s",
+        s"pmod(hash(id, $seed + 3), 150) + pmod(hash(id, $seed + 4), 20) AS e"
+      )
+      .localCheckpoint()
+      .createOrReplaceTempView(name)
+
+  /** Checks `condition` in every join shape; returns the rows of all of them. */
+  private def eachShape(condition: String, operator: String): Int =
+    joinShapes.map(shape => checkOperator(shape(condition), Some(operator))).sum
+
+  test("a time window per key plans SlidingWindowHashJoinExec, every join type") {
+    events("l", 300, 5, 1)
+    events("r", 250, 5, 2)
+    val rows = eachShape(
+      "l.k = r.k AND l.ts >= r.ts AND l.ts < r.ts + INTERVAL 10 SECONDS",
+      "SlidingWindowHashJoin"
+    )
+    assert(rows > 0)
+  }
+
+  test("a window larger than the buffer's spill threshold spills and still matches") {
+    // Each pass over a spilled window opens a reader per spill file, which Spark keeps until
+    // the task ends (as for its sort-merge join buffer): a few spill files only.
+    events("l", 120, 1, 9)
+    events("r", 120, 1, 10)
+    withConf(
+      "spark.sql.sortMergeJoinExec.buffer.in.memory.threshold" -> "8",
+      "spark.sql.sortMergeJoinExec.buffer.spill.threshold" -> "48"
+    ) {
+      val query =
+        "SELECT l.id, r.id FROM l FULL JOIN r ON l.k = r.k AND l.s BETWEEN r.s AND r.s + 90"
+      assert(checkOperator(query, Some("SlidingWindowHashJoin")) > 0)
+      val df = spark.sql(query)
+      df.collect()
+      val spilled = collect(df.queryExecution.executedPlan) {
+        case j: rangejoin.execution.SlidingWindowHashJoinExec => j.metrics("spillSize").value
+      }
+      assert(spilled.sum > 0)
+    }
+  }
+
+  test("BETWEEN with constant offsets on doubles (NaN, -0.0) and a residual") {
+    events("l", 300, 4, 3)
+    events("r", 300, 4, 4)
+    eachShape(
+      "l.k = r.k AND l.v BETWEEN r.v - 1.5 AND r.v + 0.25 AND (l.id + r.id) % 3 <> 0",
+      "SlidingWindowHashJoin"
+    )
+    eachShape("r.k = l.k AND r.v > l.v - 2 AND l.v > r.v - 2", "SlidingWindowHashJoin")
+  }
+
+  test("interval overlap per key plans KeyGroupIEJoinExec, every join type") {
+    events("l", 300, 3, 5)
+    events("r", 280, 3, 6)
+    eachShape("l.k = r.k AND l.s <= r.e AND l.e >= r.s", "KeyGroupIEJoin")
+    eachShape("l.k = r.k AND l.s < r.s AND l.e > r.e AND l.id <> r.id", "KeyGroupIEJoin")
+  }
+
+  test("two equality keys, empty sides, and a disabled window operator") {
+    events("l", 200, 3, 7)
+    events("r", 200, 3, 8)
+    val window = "l.k = r.k AND l.id % 2 = r.id % 2 AND l.s BETWEEN r.s - 10 AND r.s + 10"
+    eachShape(window, "SlidingWindowHashJoin")
+    withConf(RangeJoinConf.SwhjEnabled.key -> "false") {
+      checkOperator(s"SELECT l.id, r.id FROM l JOIN r ON $window", Some("KeyGroupIEJoin"))
+    }
+    // Adaptive execution would replace a join with an empty side by an empty relation.
+    withConf("spark.sql.adaptive.enabled" -> "false") {
+      spark.sql("SELECT * FROM r WHERE id < 0").createOrReplaceTempView("r")
+      eachShape("l.k = r.k AND l.s <= r.e AND l.e >= r.s", "KeyGroupIEJoin")
+      eachShape(window, "SlidingWindowHashJoin")
+      events("r", 200, 3, 8)
+      spark.sql("SELECT * FROM l WHERE id < 0").createOrReplaceTempView("l")
+      eachShape("l.k = r.k AND l.s <= r.e AND l.e >= r.s", "KeyGroupIEJoin")
+      eachShape(window, "SlidingWindowHashJoin")
+    }
+  }
+}
