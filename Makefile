@@ -79,7 +79,7 @@ fuzz: $(SBT_LAUNCHER) build
 ## bench: the acceptance benchmarks against vanilla Spark and DuckDB.
 bench: build
 	cd benchmarks && ../$(PY) iejoin_benchmark.py && ../$(PY) join_types_benchmark.py \
-	  && ../$(PY) tiny_side_benchmark.py
+	  && ../$(PY) tiny_side_benchmark.py && ../$(PY) keyed_join_benchmark.py
 
 fmt: $(SBT_LAUNCHER) $(STAMP_PY)
 	$(SBT) scalafmtAll scalafmtSbt

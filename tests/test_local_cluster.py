@@ -1,7 +1,7 @@
 """Separate executor JVMs: spark-submit in local-cluster mode, the jar shipped with --jars.
 
 Proves that the operators' RDDs, partitions and closures serialize, and that blocks cached on one
-executor are read from another.
+executor are read from another. Covers all four operators.
 """
 
 import json
@@ -20,25 +20,35 @@ spark.range(0, 3000, numPartitions=4).selectExpr(
 spark.range(0, 2000, numPartitions=3).selectExpr(
     "id", "id % 83 AS a", "(id * 5) % 71 AS b").createOrReplaceTempView("u")
 queries = [
-    "SELECT count(*), sum(t.id), sum(u.id) FROM t JOIN u ON t.a < u.a AND t.b >= u.b",
-    "SELECT count(*), count(u.id) FROM t LEFT JOIN u ON t.a < u.a AND t.b > u.b + 60",
-    "SELECT count(*), count(t.id) FROM t RIGHT JOIN u ON t.a > u.a + 80 AND t.b < u.b",
-    "SELECT count(*), count(t.id), count(u.id) FROM t FULL JOIN u ON t.a > u.a + 90 AND t.b < u.b",
-    "SELECT count(*) FROM t WHERE EXISTS (SELECT 1 FROM u WHERE t.a > u.a + 70 AND t.b < u.b)",
-    "SELECT count(*) FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE t.a > u.a + 50)",
-    "SELECT count(*), sum(t.id) FROM t JOIN u ON t.a < u.a - 70",
-    "SELECT count(*) FROM t LEFT ANTI JOIN u ON t.a < u.a - 60 AND t.id <> u.id",
+    ("IEJoin", "SELECT count(*), sum(t.id), sum(u.id) FROM t JOIN u ON t.a < u.a AND t.b >= u.b"),
+    ("IEJoin", "SELECT count(*), count(u.id) FROM t LEFT JOIN u ON t.a < u.a AND t.b > u.b + 60"),
+    ("IEJoin", "SELECT count(*), count(t.id) FROM t RIGHT JOIN u ON t.a > u.a + 80 AND t.b < u.b"),
+    ("IEJoin", "SELECT count(*), count(t.id), count(u.id) FROM t FULL JOIN u "
+               "ON t.a > u.a + 90 AND t.b < u.b"),
+    ("IEJoin", "SELECT count(*) FROM t WHERE EXISTS "
+               "(SELECT 1 FROM u WHERE t.a > u.a + 70 AND t.b < u.b)"),
+    ("PiecewiseMergeJoin", "SELECT count(*) FROM t WHERE NOT EXISTS "
+                           "(SELECT 1 FROM u WHERE t.a > u.a + 50)"),
+    ("PiecewiseMergeJoin", "SELECT count(*), sum(t.id) FROM t JOIN u ON t.a < u.a - 70"),
+    ("PiecewiseMergeJoin", "SELECT count(*) FROM t LEFT ANTI JOIN u ON t.a < u.a - 60 "
+                           "AND t.id <> u.id"),
+    ("SlidingWindowHashJoin", "SELECT count(*), sum(t.id) FROM t JOIN u "
+                              "ON t.a = u.a AND t.b BETWEEN u.b - 3 AND u.b + 2"),
+    ("SlidingWindowHashJoin", "SELECT count(t.id), count(u.id) FROM t FULL JOIN u "
+                              "ON t.a = u.a AND t.b BETWEEN u.b AND u.b + 1"),
+    ("KeyGroupIEJoin", "SELECT count(*), count(u.id) FROM t LEFT JOIN u "
+                       "ON t.a = u.a AND t.b < u.b AND t.id > u.id"),
 ]
 results = []
-for q in queries:
+for operator, q in queries:
     spark.conf.set("spark.rangejoin.enabled", "true")
     df = spark.sql(q)
     on = [tuple(r) for r in df.collect()]
     plan = df._jdf.queryExecution().executedPlan().toString()
     spark.conf.set("spark.rangejoin.enabled", "false")
     off = [tuple(r) for r in spark.sql(q).collect()]
-    results.append({"query": q, "on": on, "off": off,
-                    "accelerated": "IEJoin" in plan or "PiecewiseMergeJoin" in plan})
+    ran = any(x.lstrip(" :+-").startswith(operator + " ") for x in plan.splitlines())
+    results.append({"query": q, "on": on, "off": off, "accelerated": ran})
 print("RESULTS:" + json.dumps(results))
 """
 
@@ -50,4 +60,4 @@ def test_every_join_type_on_separate_executors(tmp_path):
     for r in results:
         assert r["accelerated"], r["query"]
         assert r["on"] == r["off"], r
-    assert len(results) == 8
+    assert len(results) == 11

@@ -80,17 +80,6 @@ object RangeJoinConf {
     default = true
   )
 
-  val MinPairsPerKey: ConfEntry[Long] = ConfEntry[Long](
-    "spark.rangejoin.minPairsPerKey",
-    "A join with equality keys whose estimated candidate pairs per key value, (left rows / " +
-      "distinct keys) x (right rows / distinct keys), is below this is left to Spark's hash " +
-      "join. Needs distinct counts in Spark's statistics (ANALYZE TABLE ... FOR COLUMNS with " +
-      "spark.sql.cbo.enabled); without them the join is accelerated. 0 accelerates every one.",
-    default = 4L,
-    allowed = "an integer from 0 to 9223372036854775807",
-    parse = _.toLongOption.filter(_ >= 0)
-  )
-
   val BlockRows: ConfEntry[Int] = positiveIntEntry(
     "spark.rangejoin.blockRows",
     "Most rows in one sorted block: every partition of a join input is sorted on its first " +
@@ -112,8 +101,10 @@ object RangeJoinConf {
     "spark.rangejoin.minCandidatePairs",
     "An inner join whose estimated left rows x right rows is at most this is left to Spark: " +
       "its broadcast nested loop join compares that few pairs faster than a range join's " +
-      "fixed cost (measured on a 300K-row x 365-row point-in-period join). 0 accelerates " +
-      "every inner join.",
+      "fixed cost (measured on a 300K-row x 365-row point-in-period join). With equality " +
+      "keys, a join of any type is left to Spark's hash joins when left rows x right rows / " +
+      "distinct keys is at most this, where Spark's statistics have distinct counts (ANALYZE " +
+      "TABLE ... FOR COLUMNS with spark.sql.cbo.enabled). 0 accelerates every join.",
     default = 100000000L,
     allowed = "an integer from 0 to 9223372036854775807",
     parse = _.toLongOption.filter(_ >= 0)
@@ -127,7 +118,6 @@ object RangeJoinConf {
       SwhjEnabled,
       BlockRows,
       RangePartitionMinRows,
-      MinCandidatePairs,
-      MinPairsPerKey
+      MinCandidatePairs
     )
 }

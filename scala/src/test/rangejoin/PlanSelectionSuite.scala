@@ -192,22 +192,29 @@ class PlanSelectionSuite extends RangeJoinTestBase {
     checkOperator("SELECT p.id, q.id FROM p JOIN q ON p.a = q.a AND p.b > q.b", None)
   }
 
-  test("with distinct counts in the statistics, tiny key groups are left to Spark") {
-    withConf("spark.sql.cbo.enabled" -> "true") {
+  test(
+    "with distinct counts in the statistics, keyed joins of few candidate pairs stay with Spark"
+  ) {
+    // No broadcast: adaptive execution then re-plans the join once its shuffle stages have run,
+    // when the stages below it carry runtime row counts but no column statistics.
+    withConf("spark.sql.cbo.enabled" -> "true", "spark.sql.autoBroadcastJoinThreshold" -> "-1") {
       spark.sql("DROP TABLE IF EXISTS keyed_stats")
       spark.range(0, 400).selectExpr("id", "id % 200 AS k", "id % 17 AS t")
         .write.saveAsTable("keyed_stats")
       try {
         spark.sql("ANALYZE TABLE keyed_stats COMPUTE STATISTICS FOR COLUMNS k, t")
-        // 400 rows, 200 keys: 2 x 2 = 4 candidate pairs per key.
-        val q = "SELECT x.id, y.id FROM keyed_stats x JOIN keyed_stats y " +
-          "ON x.k = y.k AND x.t BETWEEN y.t - 2 AND y.t + 2"
-        withConf(RangeJoinConf.MinPairsPerKey.key -> "5")(checkOperator(q, None))
-        withConf(RangeJoinConf.MinPairsPerKey.key -> "4") {
-          checkOperator(q, Some("SlidingWindowHashJoin"))
+        // 400 x 400 rows over 200 keys: about 800 candidate pairs (the distinct count is a
+        // HyperLogLog estimate), for a join of any type.
+        for (join <- Seq("JOIN", "LEFT JOIN")) {
+          val q = s"SELECT x.id, y.id FROM keyed_stats x $join keyed_stats y " +
+            "ON x.k = y.k AND x.t BETWEEN y.t - 2 AND y.t + 2"
+          withConf(RangeJoinConf.MinCandidatePairs.key -> "1000")(checkOperator(q, None))
+          withConf(RangeJoinConf.MinCandidatePairs.key -> "600") {
+            checkOperator(q, Some("SlidingWindowHashJoin"))
+          }
         }
-        // Without statistics the join is accelerated.
-        withConf(RangeJoinConf.MinPairsPerKey.key -> "5") {
+        // Without distinct counts: 400 x 400 = 160000 candidate pairs.
+        withConf(RangeJoinConf.MinCandidatePairs.key -> "1000") {
           checkOperator(
             "SELECT x.id, y.id FROM range(400) x JOIN range(400) y " +
               "ON x.id % 200 = y.id % 200 AND x.id BETWEEN y.id - 2 AND y.id + 2",
@@ -216,5 +223,17 @@ class PlanSelectionSuite extends RangeJoinTestBase {
         }
       } finally spark.sql("DROP TABLE IF EXISTS keyed_stats")
     }
+  }
+
+  test("hints that adaptive execution adds when it re-plans do not turn the operator off") {
+    // One key value: 1 of 8 shuffle partitions is non-empty, so adaptive execution re-plans the
+    // join with a NO_BROADCAST_HASH hint (spark.sql.adaptive.nonEmptyPartitionRatioForBroadcastJoin).
+    spark.range(
+      0,
+      300
+    ).selectExpr("id", "id DIV 1000 AS k", "id % 50 AS t").createOrReplaceTempView("one")
+    val q =
+      "SELECT x.id, y.id FROM one x JOIN one y ON x.k = y.k AND x.t BETWEEN y.t - 1 AND y.t + 1"
+    checkOperator(q, Some("SlidingWindowHashJoin"))
   }
 }

@@ -35,18 +35,16 @@ final class BlockJoinRuntime(
     localJoinTime: SQLMetric
 ) extends Serializable {
 
-  /** The output rows for `stream` joined with each of `builds`. */
+  // Made once per task (each task deserializes its own runtime), not once per stream block: a
+  // key-grouped join calls `join` for every small group.
+  @transient private lazy val rows =
+    new StreamBuildRows(emit, streamIsLeft, padUnmatched, residual, leftOutput, rightOutput, output)
+
+  /**
+   * The output rows for `stream` joined with each of `builds`. Read each result to its end before
+   * calling `join` again.
+   */
   def join(stream: Block, builds: Iterator[Block]): Iterator[InternalRow] = {
-    val rows =
-      new StreamBuildRows(
-        emit,
-        streamIsLeft,
-        padUnmatched,
-        residual,
-        leftOutput,
-        rightOutput,
-        output
-      )
     val matched = new java.util.BitSet(stream.size)
     val streamRow = new UnsafeRow(stream.rows.numFields)
 
@@ -81,14 +79,13 @@ final class BlockJoinRuntime(
         }
       }
     }
-    fromPairs ++ streamRowsOutput(stream, matched, rows)
+    fromPairs ++ streamRowsOutput(stream, matched)
   }
 
   /** After all pairs: the stream rows that `emit` outputs by whether they matched. */
   private def streamRowsOutput(
       stream: Block,
-      matched: java.util.BitSet,
-      rows: StreamBuildRows
+      matched: java.util.BitSet
   ): Iterator[InternalRow] = {
     if (!emit.matched && !emit.unmatched) return Iterator.empty
     val row = new UnsafeRow(stream.rows.numFields)

@@ -82,15 +82,15 @@ case class KeyGroupIEJoinExec(
       else (rightSchema, boundRight, leftSchema, boundLeft)
 
     perPartition { groups =>
-      def load(rowsOfGroup: Iterator[InternalRow], schema: Seq[Attribute], keys: Seq[Expression]) =
-        Block.loadSorted(
-          rowsOfGroup,
-          schema.length,
-          UnsafeProjection.create(keys),
-          UnsafeProjection.create(schema, schema),
-          encoders,
-          rows
-        )
+      // Projections are made once per partition: a partition may hold many small groups.
+      def loader(schema: Seq[Attribute], keys: Seq[Expression]) = {
+        val keyProjection = UnsafeProjection.create(keys)
+        val toUnsafe = UnsafeProjection.create(schema, schema)
+        (group: Iterator[InternalRow]) =>
+          Block.loadSorted(group, schema.length, keyProjection, toUnsafe, encoders, rows)
+      }
+      val loadStream = loader(streamSchema, streamKeys)
+      val loadBuild = loader(buildSchema, buildKeys)
       def joinBlocks(
           stream: Array[Block],
           build: Array[Block],
@@ -109,8 +109,8 @@ case class KeyGroupIEJoinExec(
         }
       }
       groups.flatMap { g =>
-        val streamBlocks = load(g.stream, streamSchema, streamKeys)
-        val buildBlocks = load(g.build, buildSchema, buildKeys)
+        val streamBlocks = loadStream(g.stream)
+        val buildBlocks = loadBuild(g.build)
         joinBlocks(streamBlocks, buildBlocks, streamOps, first) ++ second.iterator.flatMap {
           case (ops, run) => joinBlocks(buildBlocks, streamBlocks, ops, run)
         }

@@ -4,10 +4,19 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{And, Ascending, Attribute, Expression, SortOrder}
 import org.apache.spark.sql.catalyst.plans._
-import org.apache.spark.sql.catalyst.plans.logical.{Join, JoinHint, LogicalPlan}
+import org.apache.spark.sql.catalyst.plans.logical.{
+  BROADCAST,
+  Join,
+  JoinHint,
+  LogicalPlan,
+  SHUFFLE_HASH,
+  SHUFFLE_MERGE,
+  SHUFFLE_REPLICATE_NL
+}
 import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
 import org.apache.spark.sql.catalyst.plans.logical.statsEstimation.EstimationUtils
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
+import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
 import org.apache.spark.sql.execution.exchange.{REPARTITION_BY_NUM, ShuffleExchangeExec}
 import org.apache.spark.sql.internal.SQLConf
 
@@ -25,18 +34,19 @@ import rangejoin.execution.{
  *
  * The decision ladder, in order; the first rung that applies decides:
  *  1. `spark.rangejoin.enabled` is false: Spark.
- *  1. The join has no condition, carries a join hint, or is of a type other than inner, cross,
+ *  1. The join has no condition, carries a join strategy hint (`BROADCAST`, `MERGE`,
+ *     `SHUFFLE_HASH`, `SHUFFLE_REPLICATE_NL`; not the hints adaptive execution adds), or is of a
+ *     type other than inner, cross,
  *     left/right/full outer, left semi, left anti or existence: Spark.
- *  1. An inner join whose estimated left rows x right rows is at most
- *     `spark.rangejoin.minCandidatePairs`: Spark, whose broadcast nested loop join (or hash join,
- *     with equality keys) is faster on so few pairs.
+ *  1. Few candidate pairs: the estimated left rows x right rows, divided by the number of key
+ *     values when there are equality keys and Spark's statistics have distinct counts for them,
+ *     is at most `spark.rangejoin.minCandidatePairs`, and the join is inner or has equality keys:
+ *     Spark, whose broadcast nested loop join (or hash and sort-merge joins, with equality keys)
+ *     is faster on so few pairs.
  *  1. The condition has equality keys (`l.k = r.k`):
  *     a. a null-safe equality (`<=>`), a key of another type than the inequality keys (see
- *        [[JoinConditionAnalysis.isSortableKeyType]]), or no inequality: Spark's
- *        hash and sort-merge joins;
- *     a. Spark's statistics have distinct counts for the keys and the estimated pairs per key,
- *        (left rows / distinct keys) x (right rows / distinct keys), is below
- *        `spark.rangejoin.minPairsPerKey`: Spark's hash join, which wins on tiny key groups;
+ *        [[JoinConditionAnalysis.isSortableKeyType]]), or no inequality: Spark's hash and
+ *        sort-merge joins;
  *     a. two inequalities bound one column pair from below and above (a window, `BETWEEN` too)
  *        and `spark.rangejoin.swhj.enabled`: [[SlidingWindowHashJoinExec]];
  *     a. two or more inequalities and `spark.rangejoin.iejoin.enabled`: [[KeyGroupIEJoinExec]];
@@ -70,25 +80,70 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     for {
       _ <- require(RangeJoinConf.Enabled.get(conf), s"${RangeJoinConf.Enabled.key} is false")
       condition <- join.condition.toRight("the join has no condition")
-      _ <- require(join.hint == JoinHint.NONE, s"the join has a hint: ${join.hint}")
+      _ <- require(!hasStrategyHint(join.hint), s"the join has a strategy hint: ${join.hint}")
       _ <- require(supported(join.joinType), s"join type ${join.joinType} is not supported")
       conjuncts = JoinConditionAnalysis.analyze(
         condition,
         join.left.outputSet,
         join.right.outputSet
       )
-      _ <- require(!fewCandidatePairs(join, conf), "an inner join of few candidate pairs")
+      pairs = candidatePairs(join, conjuncts.equalities)
+      _ <- require(
+        !fewCandidatePairs(join, conjuncts, pairs, conf),
+        s"about $pairs candidate pairs, at most ${RangeJoinConf.MinCandidatePairs.key}"
+      )
       planned <-
         if (conjuncts.equalities.isEmpty) chooseOperator(join, conjuncts, conf)
         else chooseKeyedOperator(join, conjuncts, conf)
     } yield planned
   }
 
-  /** Rung 3: an inner join small enough for Spark's broadcast nested loop join to win. */
-  private def fewCandidatePairs(join: Join, conf: SQLConf): Boolean =
-    join.joinType.isInstanceOf[InnerLike] &&
-      estimatedRows(join.left) * estimatedRows(join.right) <=
-      BigInt(RangeJoinConf.MinCandidatePairs.get(conf))
+  /**
+   * Whether a side carries a join strategy hint from the user. Adaptive execution adds hints of
+   * its own when it re-plans a join (`NO_BROADCAST_HASH`, `PREFER_SHUFFLE_HASH`, ...); they only
+   * steer Spark's choice among its own joins and must not turn the range join off mid-query.
+   */
+  private def hasStrategyHint(hint: JoinHint): Boolean =
+    (hint.leftHint ++ hint.rightHint).flatMap(_.strategy).exists {
+      case BROADCAST | SHUFFLE_MERGE | SHUFFLE_HASH | SHUFFLE_REPLICATE_NL => true
+      case _ => false
+    }
+
+  /**
+   * Rung 3: a join small enough for Spark to win: an inner join (Spark's broadcast nested loop
+   * join), or with equality keys a join of any type (Spark's hash and sort-merge joins).
+   */
+  private def fewCandidatePairs(
+      join: Join,
+      conjuncts: JoinConjuncts,
+      pairs: BigInt,
+      conf: SQLConf
+  ): Boolean =
+    (join.joinType.isInstanceOf[InnerLike] || conjuncts.equalities.nonEmpty) &&
+      pairs <= BigInt(RangeJoinConf.MinCandidatePairs.get(conf))
+
+  /**
+   * Estimated candidate pairs: left rows x right rows, divided by the number of key values when
+   * the condition has equality keys and Spark's statistics have a distinct count for every key
+   * column of a side (`ANALYZE TABLE ... FOR COLUMNS` with `spark.sql.cbo.enabled`); the larger
+   * side's count is taken.
+   */
+  private def candidatePairs(join: Join, eqs: Seq[Equality]): BigInt = {
+    def distinctKeys(plan: LogicalPlan, keys: Seq[Expression]): Option[BigInt] = {
+      val counts = keys.map {
+        case a: Attribute => distinctCount(plan, a)
+        case _ => None
+      }
+      if (counts.forall(_.isDefined)) Some(counts.flatten.product.min(estimatedRows(plan)))
+      else None
+    }
+    val keys =
+      if (eqs.isEmpty) None
+      else
+        (distinctKeys(join.left, eqs.map(_.left)) ++ distinctKeys(join.right, eqs.map(_.right)))
+          .reduceOption(_ max _)
+    estimatedRows(join.left) * estimatedRows(join.right) / keys.getOrElse(BigInt(1)).max(1)
+  }
 
   /** The row count Spark estimates, else its size estimate divided by the row width. */
   private def estimatedRows(plan: LogicalPlan): BigInt = {
@@ -116,11 +171,6 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
           s"and strings in the default collation: ${eqs.mkString(", ")}"
       )
       _ <- require(ineqs.nonEmpty, s"an equi-join on ${eqs.mkString(", ")}")
-      _ <- pairsPerKey(join, eqs) match {
-        case Some(pairs) if pairs < RangeJoinConf.MinPairsPerKey.get(conf) =>
-          Left(s"about $pairs candidate pairs per key, below ${RangeJoinConf.MinPairsPerKey.key}")
-        case _ => Right(())
-      }
       planned <- window match {
         case Some((w, others)) if RangeJoinConf.SwhjEnabled.get(conf) =>
           val residual = (others.map(_.toExpression) ++ conjuncts.residuals).reduceOption(And)
@@ -160,26 +210,17 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
   }
 
   /**
-   * Estimated candidate pairs per key value, (left rows / keys) x (right rows / keys), when
-   * Spark's statistics have a distinct count for every key column of either side (`ANALYZE
-   * TABLE ... FOR COLUMNS` with `spark.sql.cbo.enabled`); keys is the larger side's count.
+   * The distinct count of column `a` in `plan`'s statistics. When adaptive execution re-plans a
+   * join, the finished stages below it carry runtime row counts but no column statistics, so
+   * the count is then read from the stage's logical plan, as the first planning saw it.
    */
-  private def pairsPerKey(join: Join, eqs: Seq[Equality]): Option[BigInt] = {
-    def distinctKeys(plan: LogicalPlan, keys: Seq[Expression]): Option[BigInt] = {
-      val columns = plan.stats.attributeStats
-      val counts = keys.map {
-        case a: Attribute => columns.get(a).flatMap(_.distinctCount)
-        case _ => None
-      }
-      if (counts.forall(_.isDefined)) Some(counts.flatten.product.min(estimatedRows(plan)))
-      else None
+  private def distinctCount(plan: LogicalPlan, a: Attribute): Option[BigInt] =
+    plan.stats.attributeStats.get(a).flatMap(_.distinctCount).orElse {
+      plan.collectFirst {
+        case stage: LogicalQueryStage if stage.logicalPlan.outputSet.contains(a) =>
+          stage.logicalPlan.stats.attributeStats.get(a).flatMap(_.distinctCount)
+      }.flatten
     }
-    val keys =
-      (distinctKeys(join.left, eqs.map(_.left)) ++ distinctKeys(join.right, eqs.map(_.right)))
-        .reduceOption(_ max _)
-        .map(_.max(1))
-    keys.map(k => (estimatedRows(join.left) / k).max(1) * (estimatedRows(join.right) / k).max(1))
-  }
 
   /** Rungs 5 and 6: the operator for the number of inequalities. */
   private def chooseOperator(join: Join, conjuncts: JoinConjuncts, conf: SQLConf)
