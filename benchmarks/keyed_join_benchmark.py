@@ -6,7 +6,7 @@
    `a.chrom = b.chrom AND a.start <= b.end AND a.end >= b.start`, against vanilla Spark and DuckDB.
 3. Small key groups: the window query (inner and left outer) with many keys, the plugin forced
    on against vanilla Spark, by candidate pairs (left rows x right rows / keys). This measures
-   where `spark.rangejoin.minCandidatePairs` should leave keyed joins to Spark.
+   the default of `spark.rangejoin.keyed.minCandidatePairs`.
 
 Plugin times are medians of 5 runs after 5 warm-up runs; vanilla Spark runs once; DuckDB
 (2 threads) runs 5 times after 5 warm-ups, or once when capped.
@@ -76,7 +76,7 @@ def main() -> None:
     print("| join | keys | rows per side | candidate pairs | vanilla Spark s | spark-rangejoin s |")
     print("|---|---:|---:|---:|---:|---:|")
     rows = args.tiny_rows
-    spark.conf.set("spark.rangejoin.minCandidatePairs", "0")
+    spark.conf.set("spark.rangejoin.keyed.minCandidatePairs", "0")
     for per_key in (1, 8, 64, 512):
         keys = rows // per_key
         register(spark, keyed_events, rows, keys)

@@ -53,6 +53,15 @@ object RangeJoinConf {
       _.toIntOption.filter(_ > 0)
     )
 
+  private def nonNegativeLongEntry(key: String, doc: String, default: Long): ConfEntry[Long] =
+    ConfEntry[Long](
+      key,
+      doc,
+      default,
+      "an integer from 0 to 9223372036854775807",
+      _.toLongOption.filter(_ >= 0)
+    )
+
   val Enabled: ConfEntry[Boolean] = booleanEntry(
     "spark.rangejoin.enabled",
     "Master switch. When false, every join is planned by Spark as if the extension were absent.",
@@ -97,17 +106,23 @@ object RangeJoinConf {
     default = 524288
   )
 
-  val MinCandidatePairs: ConfEntry[Long] = ConfEntry[Long](
+  val MinCandidatePairs: ConfEntry[Long] = nonNegativeLongEntry(
     "spark.rangejoin.minCandidatePairs",
     "An inner join whose estimated left rows x right rows is at most this is left to Spark: " +
       "its broadcast nested loop join compares that few pairs faster than a range join's " +
-      "fixed cost (measured on a 300K-row x 365-row point-in-period join). With equality " +
-      "keys, a join of any type is left to Spark's hash joins when left rows x right rows / " +
-      "distinct keys is at most this, where Spark's statistics have distinct counts (ANALYZE " +
-      "TABLE ... FOR COLUMNS with spark.sql.cbo.enabled). 0 accelerates every join.",
-    default = 100000000L,
-    allowed = "an integer from 0 to 9223372036854775807",
-    parse = _.toLongOption.filter(_ >= 0)
+      "fixed cost (measured on a 300K-row x 365-row point-in-period join). 0 accelerates " +
+      "every inner join.",
+    default = 100000000L
+  )
+
+  val KeyedMinCandidatePairs: ConfEntry[Long] = nonNegativeLongEntry(
+    "spark.rangejoin.keyed.minCandidatePairs",
+    "A join with equality keys, of any type, whose estimated left rows x right rows / " +
+      "distinct keys is at most this is left to Spark's hash and sort-merge joins (measured " +
+      "on 300K-row window joins). Applies only where Spark's statistics have distinct counts " +
+      "for the keys (ANALYZE TABLE ... FOR COLUMNS with spark.sql.cbo.enabled). 0 accelerates " +
+      "every join with equality keys.",
+    default = 20000000L
   )
 
   val all: Seq[ConfEntry[_]] =
@@ -118,6 +133,7 @@ object RangeJoinConf {
       SwhjEnabled,
       BlockRows,
       RangePartitionMinRows,
-      MinCandidatePairs
+      MinCandidatePairs,
+      KeyedMinCandidatePairs
     )
 }

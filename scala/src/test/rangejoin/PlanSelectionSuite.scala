@@ -208,13 +208,13 @@ class PlanSelectionSuite extends RangeJoinTestBase {
         for (join <- Seq("JOIN", "LEFT JOIN")) {
           val q = s"SELECT x.id, y.id FROM keyed_stats x $join keyed_stats y " +
             "ON x.k = y.k AND x.t BETWEEN y.t - 2 AND y.t + 2"
-          withConf(RangeJoinConf.MinCandidatePairs.key -> "1000")(checkOperator(q, None))
-          withConf(RangeJoinConf.MinCandidatePairs.key -> "600") {
+          withConf(RangeJoinConf.KeyedMinCandidatePairs.key -> "1000")(checkOperator(q, None))
+          withConf(RangeJoinConf.KeyedMinCandidatePairs.key -> "600") {
             checkOperator(q, Some("SlidingWindowHashJoin"))
           }
         }
-        // Without distinct counts: 400 x 400 = 160000 candidate pairs.
-        withConf(RangeJoinConf.MinCandidatePairs.key -> "1000") {
+        // Without distinct counts the keyed rung does not apply.
+        withConf(RangeJoinConf.KeyedMinCandidatePairs.key -> "1000") {
           checkOperator(
             "SELECT x.id, y.id FROM range(400) x JOIN range(400) y " +
               "ON x.id % 200 = y.id % 200 AND x.id BETWEEN y.id - 2 AND y.id + 2",

@@ -38,11 +38,11 @@ import rangejoin.execution.{
  *     `SHUFFLE_HASH`, `SHUFFLE_REPLICATE_NL`; not the hints adaptive execution adds), or is of a
  *     type other than inner, cross,
  *     left/right/full outer, left semi, left anti or existence: Spark.
- *  1. Few candidate pairs: the estimated left rows x right rows, divided by the number of key
- *     values when there are equality keys and Spark's statistics have distinct counts for them,
- *     is at most `spark.rangejoin.minCandidatePairs`, and the join is inner or has equality keys:
- *     Spark, whose broadcast nested loop join (or hash and sort-merge joins, with equality keys)
- *     is faster on so few pairs.
+ *  1. Few candidate pairs: Spark, which is faster on so few. Without equality keys, an inner join
+ *     whose estimated left rows x right rows is at most `spark.rangejoin.minCandidatePairs`
+ *     (Spark's broadcast nested loop join). With them, a join of any type whose estimated left
+ *     rows x right rows / key values is at most `spark.rangejoin.keyed.minCandidatePairs`, where
+ *     Spark's statistics have distinct counts for the keys (its hash and sort-merge joins).
  *  1. The condition has equality keys (`l.k = r.k`):
  *     a. a null-safe equality (`<=>`), a key of another type than the inequality keys (see
  *        [[JoinConditionAnalysis.isSortableKeyType]]), or no inequality: Spark's hash and
@@ -87,11 +87,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
         join.left.outputSet,
         join.right.outputSet
       )
-      pairs = candidatePairs(join, conjuncts.equalities)
-      _ <- require(
-        !fewCandidatePairs(join, conjuncts, pairs, conf),
-        s"about $pairs candidate pairs, at most ${RangeJoinConf.MinCandidatePairs.key}"
-      )
+      _ <- fewCandidatePairs(join, conjuncts.equalities, conf).toLeft(())
       planned <-
         if (conjuncts.equalities.isEmpty) chooseOperator(join, conjuncts, conf)
         else chooseKeyedOperator(join, conjuncts, conf)
@@ -110,25 +106,31 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     }
 
   /**
-   * Rung 3: a join small enough for Spark to win: an inner join (Spark's broadcast nested loop
-   * join), or with equality keys a join of any type (Spark's hash and sort-merge joins).
+   * Rung 3: a join small enough for Spark to win. Without equality keys, an inner join (Spark's
+   * broadcast nested loop join); with them, a join of any type whose key groups Spark's
+   * statistics show to be small (its hash and sort-merge joins).
    */
-  private def fewCandidatePairs(
-      join: Join,
-      conjuncts: JoinConjuncts,
-      pairs: BigInt,
-      conf: SQLConf
-  ): Boolean =
-    (join.joinType.isInstanceOf[InnerLike] || conjuncts.equalities.nonEmpty) &&
-      pairs <= BigInt(RangeJoinConf.MinCandidatePairs.get(conf))
+  private def fewCandidatePairs(join: Join, eqs: Seq[Equality], conf: SQLConf)
+      : Option[String] =
+    if (eqs.isEmpty) {
+      val pairs = estimatedRows(join.left) * estimatedRows(join.right)
+      val limit = RangeJoinConf.MinCandidatePairs
+      Option.when(join.joinType.isInstanceOf[InnerLike] && pairs <= BigInt(limit.get(conf))) {
+        s"an inner join of about $pairs candidate pairs, at most ${limit.key}"
+      }
+    } else {
+      val limit = RangeJoinConf.KeyedMinCandidatePairs
+      keyedCandidatePairs(join, eqs).filter(_ <= BigInt(limit.get(conf))).map { pairs =>
+        s"about $pairs candidate pairs sharing a key, at most ${limit.key}"
+      }
+    }
 
   /**
-   * Estimated candidate pairs: left rows x right rows, divided by the number of key values when
-   * the condition has equality keys and Spark's statistics have a distinct count for every key
-   * column of a side (`ANALYZE TABLE ... FOR COLUMNS` with `spark.sql.cbo.enabled`); the larger
-   * side's count is taken.
+   * Estimated pairs that share a key: left rows x right rows / key values, when Spark's
+   * statistics have a distinct count for every key column of a side (`ANALYZE TABLE ... FOR
+   * COLUMNS` with `spark.sql.cbo.enabled`); the larger side's count is taken.
    */
-  private def candidatePairs(join: Join, eqs: Seq[Equality]): BigInt = {
+  private def keyedCandidatePairs(join: Join, eqs: Seq[Equality]): Option[BigInt] = {
     def distinctKeys(plan: LogicalPlan, keys: Seq[Expression]): Option[BigInt] = {
       val counts = keys.map {
         case a: Attribute => distinctCount(plan, a)
@@ -137,12 +139,9 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
       if (counts.forall(_.isDefined)) Some(counts.flatten.product.min(estimatedRows(plan)))
       else None
     }
-    val keys =
-      if (eqs.isEmpty) None
-      else
-        (distinctKeys(join.left, eqs.map(_.left)) ++ distinctKeys(join.right, eqs.map(_.right)))
-          .reduceOption(_ max _)
-    estimatedRows(join.left) * estimatedRows(join.right) / keys.getOrElse(BigInt(1)).max(1)
+    (distinctKeys(join.left, eqs.map(_.left)) ++ distinctKeys(join.right, eqs.map(_.right)))
+      .reduceOption(_ max _)
+      .map(keys => estimatedRows(join.left) * estimatedRows(join.right) / keys.max(1))
   }
 
   /** The row count Spark estimates, else its size estimate divided by the row width. */
