@@ -29,7 +29,7 @@ SBT := java -Xmx3g -Xss4m \
 export PYSPARK_PYTHON := $(abspath $(PY))
 export SPARK_VERSION
 
-.PHONY: build demo test test-scala test-python fuzz bench fmt lint clean
+.PHONY: build demo test test-scala test-python fuzz bench bench-scale fmt lint clean
 
 ## build: venv, sbt, the jar, and the rangejoin package with the jar inside it.
 build: $(STAMP_PKG)
@@ -80,6 +80,10 @@ fuzz: $(SBT_LAUNCHER) build
 bench: build
 	cd benchmarks && ../$(PY) iejoin_benchmark.py && ../$(PY) join_types_benchmark.py \
 	  && ../$(PY) tiny_side_benchmark.py && ../$(PY) keyed_join_benchmark.py
+
+## bench-scale: a 20M x 20M band join in a 2 GiB driver, its count checked by an equi-join.
+bench-scale: build
+	cd benchmarks && ../$(PY) scale_benchmark.py
 
 fmt: $(SBT_LAUNCHER) $(STAMP_PY)
 	$(SBT) scalafmtAll scalafmtSbt
