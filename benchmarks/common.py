@@ -37,33 +37,44 @@ def spark_session(driver_memory: str = "8g") -> SparkSession:
     return spark
 
 
+def write_once(file_name: str, make) -> str:
+    """The parquet path `DATA_DIR / file_name`, written from the DataFrame `make()` returns
+    unless a finished write is already there."""
+    path = DATA_DIR / file_name
+    if not (path / "_SUCCESS").exists():
+        make().write.mode("overwrite").parquet(str(path))
+    return str(path)
+
+
 def employees(spark: SparkSession, rows: int) -> str:
     """Writes (once) and returns the parquet path of an employees table of `rows` rows.
 
     Tax grows with salary (20%), except for about 0.04% of employees whose tax is 50 higher:
     the anomaly self-join finds the few pairs where a lower salary pays more tax.
     """
-    path = DATA_DIR / f"employees_{rows}.parquet"
-    if not (path / "_SUCCESS").exists():
-        spark.range(0, rows, numPartitions=2).selectExpr(
+    return write_once(
+        f"employees_{rows}.parquet",
+        lambda: spark.range(0, rows, numPartitions=2)
+        .selectExpr(
             "id",
             f"CAST(10000 + floor(rand(1) * {10 * rows}) AS INT) AS salary",
-        ).selectExpr(
+        )
+        .selectExpr(
             "id",
             "salary",
             "CAST(salary * 0.2 AS INT) + IF(rand(2) < 0.0004, 50, 0) AS tax",
-        ).write.mode("overwrite").parquet(str(path))
-    return str(path)
+        ),
+    )
 
 
 def points(spark: SparkSession, name: str, rows: int, seed: int) -> str:
     """Writes (once) and returns the parquet path of a table (id, v) with v uniform in [0, 1e6)."""
-    path = DATA_DIR / f"{name}_{rows}.parquet"
-    if not (path / "_SUCCESS").exists():
-        spark.range(0, rows, numPartitions=2).selectExpr(
+    return write_once(
+        f"{name}_{rows}.parquet",
+        lambda: spark.range(0, rows, numPartitions=2).selectExpr(
             "id", f"rand({seed}) * 1000000 AS v"
-        ).write.mode("overwrite").parquet(str(path))
-    return str(path)
+        ),
+    )
 
 
 def intervals(spark: SparkSession, name: str, rows: int, seed: int) -> str:
@@ -72,14 +83,12 @@ def intervals(spark: SparkSession, name: str, rows: int, seed: int) -> str:
     Starts are uniform over [0, 30 * rows), lengths uniform in [1, 100]: each interval overlaps
     about three of another such table.
     """
-    path = DATA_DIR / f"{name}_{rows}.parquet"
-    if not (path / "_SUCCESS").exists():
-        spark.range(0, rows, numPartitions=2).selectExpr(
-            "id", f"CAST(rand({seed}) * {30 * rows} AS BIGINT) AS start"
-        ).selectExpr(
-            "id", "start", f"start + 1 + CAST(rand({seed + 1}) * 100 AS BIGINT) AS end"
-        ).write.mode("overwrite").parquet(str(path))
-    return str(path)
+    return write_once(
+        f"{name}_{rows}.parquet",
+        lambda: spark.range(0, rows, numPartitions=2)
+        .selectExpr("id", f"CAST(rand({seed}) * {30 * rows} AS BIGINT) AS start")
+        .selectExpr("id", "start", f"start + 1 + CAST(rand({seed + 1}) * 100 AS BIGINT) AS end"),
+    )
 
 
 def keyed_events(spark: SparkSession, name: str, rows: int, keys: int, seed: int) -> str:
@@ -89,14 +98,14 @@ def keyed_events(spark: SparkSession, name: str, rows: int, keys: int, seed: int
     key's events are about `keys` ticks apart, so a window of w ticks holds about w / keys events
     of the other side per event.
     """
-    path = DATA_DIR / f"{name}_{rows}_{keys}keys.parquet"
-    if not (path / "_SUCCESS").exists():
-        spark.range(0, rows, numPartitions=2).selectExpr(
+    return write_once(
+        f"{name}_{rows}_{keys}keys.parquet",
+        lambda: spark.range(0, rows, numPartitions=2).selectExpr(
             "id",
             f"CAST(floor(rand({seed}) * {keys}) AS INT) AS key",
             f"CAST(floor(rand({seed + 1}) * {rows}) AS BIGINT) AS ts",
-        ).write.mode("overwrite").parquet(str(path))
-    return str(path)
+        ),
+    )
 
 
 def keyed_intervals(spark: SparkSession, name: str, rows: int, keys: int, seed: int) -> str:
@@ -105,16 +114,18 @@ def keyed_intervals(spark: SparkSession, name: str, rows: int, keys: int, seed: 
     `chrom` is uniform over `keys` values, starts uniform over [0, 10 * rows) and lengths in
     [1, 100]: with 5 keys each interval overlaps about two of another such table.
     """
-    path = DATA_DIR / f"{name}_{rows}_{keys}keys.parquet"
-    if not (path / "_SUCCESS").exists():
-        spark.range(0, rows, numPartitions=2).selectExpr(
+    return write_once(
+        f"{name}_{rows}_{keys}keys.parquet",
+        lambda: spark.range(0, rows, numPartitions=2)
+        .selectExpr(
             "id",
             f"CAST(floor(rand({seed}) * {keys}) AS INT) AS chrom",
             f"CAST(rand({seed + 1}) * {10 * rows} AS BIGINT) AS start",
-        ).selectExpr(
+        )
+        .selectExpr(
             "id", "chrom", "start", f"start + 1 + CAST(rand({seed + 2}) * 100 AS BIGINT) AS end"
-        ).write.mode("overwrite").parquet(str(path))
-    return str(path)
+        ),
+    )
 
 
 def capped(seconds: float, run, cancel):

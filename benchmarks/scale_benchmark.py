@@ -9,7 +9,7 @@ plugin off (Spark's hash or sort-merge join). Both run once, on a cold session.
 import argparse
 import time
 
-from common import DATA_DIR, spark_session
+from common import spark_session, write_once
 
 BAND_QUERY = "SELECT count(*) FROM br r JOIN bs s ON r.v BETWEEN s.v - 1 AND s.v + 1"
 
@@ -19,6 +19,16 @@ JOIN (SELECT s.v + d AS w FROM bs s CROSS JOIN (VALUES (-1), (0), (1)) AS t(d)) 
 """
 
 
+def band_points(spark, name: str, rows: int, seed: int) -> str:
+    """Writes (once) and returns the parquet path of (id, v), v an integer uniform in [0, rows)."""
+    return write_once(
+        f"{name}_{rows}.parquet",
+        lambda: spark.range(0, rows, numPartitions=8).selectExpr(
+            "id", f"CAST(rand({seed}) * {rows} AS BIGINT) AS v"
+        ),
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=20_000_000, help="rows per side")
@@ -26,12 +36,7 @@ def main() -> None:
     args = parser.parse_args()
     spark = spark_session(driver_memory=args.driver_memory)
     for name, seed in (("br", 61), ("bs", 62)):
-        path = DATA_DIR / f"{name}_{args.rows}.parquet"
-        if not (path / "_SUCCESS").exists():
-            spark.range(0, args.rows, numPartitions=8).selectExpr(
-                "id", f"CAST(rand({seed}) * {args.rows} AS BIGINT) AS v"
-            ).write.mode("overwrite").parquet(str(path))
-        spark.read.parquet(str(path)).createOrReplaceTempView(name)
+        spark.read.parquet(band_points(spark, name, args.rows, seed)).createOrReplaceTempView(name)
 
     start = time.perf_counter()
     band = spark.sql(BAND_QUERY)

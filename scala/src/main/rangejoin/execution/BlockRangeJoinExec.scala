@@ -34,9 +34,6 @@ import rangejoin.planning.InequalityOp
 trait BlockRangeJoinExec extends InequalityJoinExec {
   def blockRows: Int
 
-  /** The local join for the leading inequalities' ops, as seen from the stream side. */
-  protected def localJoin(ops: Seq[InequalityOp]): LocalJoin
-
   override def output: Seq[Attribute] = JoinOutput(joinType, left.output, right.output)
 
   override def outputPartitioning: Partitioning = UnknownPartitioning(0)
@@ -74,30 +71,23 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
     val rightStats = rightLoad.get().toArray
     val orderings = encoders.map(KeyColumn.ordering)
 
-    def pass(streamIsLeft: Boolean, emit: StreamEmit, padUnmatched: Boolean): RDD[InternalRow] = {
-      val streamOps = if (streamIsLeft) ops else ops.map(_.flip)
+    def run(pass: JoinPass): RDD[InternalRow] = {
+      val ops = streamOps(pass)
       val plan = BlockPairPlanner.plan(
-        if (streamIsLeft) leftStats else rightStats,
-        if (streamIsLeft) rightStats else leftStats,
-        (s, b) => s.canMatch(b, streamOps, orderings),
-        keepUnpaired = emit.unmatched,
+        if (pass.streamIsLeft) leftStats else rightStats,
+        if (pass.streamIsLeft) rightStats else leftStats,
+        (s, b) => s.canMatch(b, ops, orderings),
+        keepUnpaired = pass.emit.unmatched,
         sparkContext.defaultParallelism
       )
       metrics("blockPairs").add(plan.joinedPairs)
       metrics("prunedBlockPairs").add(plan.prunedPairs)
-      val runtime =
-        blockJoinRuntime(localJoin(streamOps.take(localKeys)), emit, streamIsLeft, padUnmatched)
-      if (streamIsLeft) new BlockPairRDD(leftBlocks, rightBlocks, plan.tasks, runtime.join)
+      val runtime = blockJoinRuntime(pass)
+      if (pass.streamIsLeft) new BlockPairRDD(leftBlocks, rightBlocks, plan.tasks, runtime.join)
       else new BlockPairRDD(rightBlocks, leftBlocks, plan.tasks, runtime.join)
     }
 
-    val result = joinType match {
-      case RightOuter => pass(streamIsLeft = false, StreamEmit.PairsAndUnmatched, false)
-      case FullOuter =>
-        pass(streamIsLeft = true, StreamEmit.PairsAndUnmatched, padUnmatched = false)
-          .union(pass(streamIsLeft = false, StreamEmit.Unmatched, padUnmatched = true))
-      case other => pass(streamIsLeft = true, StreamEmit.of(other), padUnmatched = false)
-    }
+    val result = passes.map(run).reduce(_ union _)
     SQLMetrics.postDriverMetricUpdates(
       sparkContext,
       sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY),

@@ -1,7 +1,7 @@
 package rangejoin.execution
 
 import org.apache.spark.sql.catalyst.expressions.{And, Expression}
-import org.apache.spark.sql.catalyst.plans.JoinType
+import org.apache.spark.sql.catalyst.plans.{FullOuter, JoinType, RightOuter}
 import org.apache.spark.sql.execution.BinaryExecNode
 
 import rangejoin.planning.{Inequality, InequalityOp}
@@ -29,20 +29,37 @@ trait InequalityJoinExec extends BinaryExecNode {
   /** How many leading inequalities the local join uses; the others are checked on its pairs. */
   protected def localKeys: Int
 
+  /** The local join for the leading inequalities' ops, as seen from the stream side. */
+  protected def localJoin(ops: Seq[InequalityOp]): LocalJoin
+
   /**
-   * The runtime of one pass, for a local join oriented stream-versus-build; it checks the
-   * inequalities the local join does not use and the residual on every pair it emits.
+   * The passes this join type needs. The stream side is the left input, except for a right
+   * outer join; a full outer join adds a pass that streams the right input and outputs its rows
+   * that matched nothing, NULL-padded.
    */
-  protected def blockJoinRuntime(
-      local: LocalJoin,
-      emit: StreamEmit,
-      streamIsLeft: Boolean,
-      padUnmatched: Boolean
-  ): BlockJoinRuntime = new BlockJoinRuntime(
-    local,
-    emit,
-    streamIsLeft,
-    padUnmatched,
+  protected def passes: Seq[JoinPass] = joinType match {
+    case RightOuter => Seq(JoinPass(streamIsLeft = false, StreamEmit.PairsAndUnmatched, false))
+    case FullOuter =>
+      Seq(
+        JoinPass(streamIsLeft = true, StreamEmit.PairsAndUnmatched, padUnmatched = false),
+        JoinPass(streamIsLeft = false, StreamEmit.Unmatched, padUnmatched = true)
+      )
+    case other => Seq(JoinPass(streamIsLeft = true, StreamEmit.of(other), padUnmatched = false))
+  }
+
+  /** The inequalities' ops as seen from the stream side of `pass`. */
+  protected def streamOps(pass: JoinPass): Seq[InequalityOp] =
+    if (pass.streamIsLeft) ops else ops.map(_.flip)
+
+  /**
+   * The runtime of `pass`; it checks the inequalities the local join does not use and the
+   * residual on every pair the local join emits.
+   */
+  protected def blockJoinRuntime(pass: JoinPass): BlockJoinRuntime = new BlockJoinRuntime(
+    localJoin(streamOps(pass).take(localKeys)),
+    pass.emit,
+    pass.streamIsLeft,
+    pass.padUnmatched,
     (inequalities.drop(localKeys).map(_.toExpression) ++ residual).reduceOption(And),
     left.output,
     right.output,
@@ -51,3 +68,9 @@ trait InequalityJoinExec extends BinaryExecNode {
     longMetric("localJoinTime")
   )
 }
+
+/**
+ * One pass of a block join: which input streams, what it outputs for its rows, and whether
+ * unmatched rows are NULL-padded even though the pass outputs no pairs ([[BlockJoinRuntime]]).
+ */
+final case class JoinPass(streamIsLeft: Boolean, emit: StreamEmit, padUnmatched: Boolean)

@@ -17,8 +17,8 @@ import rangejoin.planning.InequalityOp
  * Per key group, each side's rows are cut into sorted [[Block]]s of at most `blockRows` rows, so a
  * large group runs as many bounded block pairs, and pairs whose min/max ranges cannot satisfy
  * every inequality are skipped. [[BlockJoinRuntime]] then joins each stream block with its build
- * blocks exactly as [[IEJoinExec]] does, so NULL keys, ties and join types behave the same. A full
- * outer join runs a second, unmatched-only pass per group with the sides swapped.
+ * blocks exactly as [[IEJoinExec]] does, in the same passes, so NULL keys, ties and join types
+ * behave the same; a full outer join's second pass runs per group.
  *
  * Inequality `k` is `leftKeys(k) ops(k) rightKeys(k)`; there are at least two.
  */
@@ -42,6 +42,8 @@ case class KeyGroupIEJoinExec(
 
   override protected def localKeys: Int = 2
 
+  override protected def localJoin(ops: Seq[InequalityOp]): LocalJoin = IEJoinLocal(ops(0), ops(1))
+
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "localJoinTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "local join time")
@@ -58,28 +60,12 @@ case class KeyGroupIEJoinExec(
     val boundRight = rightKeys.map(BindReferences.bindReference(_, right.output))
     val encoders = boundLeft.map(k => KeyEncoder.forType(k.dataType))
     val orderings = encoders.map(KeyColumn.ordering)
-    val leftSchema = left.output
-    val rightSchema = right.output
-    val rows = blockRows
-
-    def runtime(streamLeft: Boolean, emit: StreamEmit, padUnmatched: Boolean) = {
-      val streamOps = if (streamLeft) ops else ops.map(_.flip)
-      (
-        streamOps,
-        blockJoinRuntime(IEJoinLocal(streamOps(0), streamOps(1)), emit, streamLeft, padUnmatched)
-      )
-    }
-    val (streamOps, first) = joinType match {
-      case RightOuter => runtime(streamLeft = false, StreamEmit.PairsAndUnmatched, false)
-      case other => runtime(streamLeft = true, StreamEmit.of(other), padUnmatched = false)
-    }
-    // A full outer join's second pass: the right rows that matched nothing, NULL-padded.
-    val second =
-      if (joinType == FullOuter) Some(runtime(false, StreamEmit.Unmatched, padUnmatched = true))
-      else None
+    val rowsPerBlock = blockRows // a local, so that the task closure does not capture the node
+    // Per pass: whether it streams this node's stream side, its ops so oriented, its runtime.
+    val runs = passes.map(p => (p.streamIsLeft == streamIsLeft, streamOps(p), blockJoinRuntime(p)))
     val (streamSchema, streamKeys, buildSchema, buildKeys) =
-      if (streamIsLeft) (leftSchema, boundLeft, rightSchema, boundRight)
-      else (rightSchema, boundRight, leftSchema, boundLeft)
+      if (streamIsLeft) (left.output, boundLeft, right.output, boundRight)
+      else (right.output, boundRight, left.output, boundLeft)
 
     perPartition { groups =>
       // Projections are made once per partition: a partition may hold many small groups.
@@ -87,32 +73,32 @@ case class KeyGroupIEJoinExec(
         val keyProjection = UnsafeProjection.create(keys)
         val toUnsafe = UnsafeProjection.create(schema, schema)
         (group: Iterator[InternalRow]) =>
-          Block.loadSorted(group, schema.length, keyProjection, toUnsafe, encoders, rows)
+          Block.loadSorted(group, schema.length, keyProjection, toUnsafe, encoders, rowsPerBlock)
       }
       val loadStream = loader(streamSchema, streamKeys)
       val loadBuild = loader(buildSchema, buildKeys)
+      // A stream side's blocks with their statistics, joined with a build side's.
       def joinBlocks(
-          stream: Array[Block],
-          build: Array[Block],
+          stream: (Array[Block], Array[BlockStats]),
+          build: (Array[Block], Array[BlockStats]),
           ops: Seq[InequalityOp],
           run: BlockJoinRuntime
       ): Iterator[InternalRow] = {
-        val buildStats = build.map(_.stats)
-        stream.iterator.flatMap { s =>
-          val stats = s.stats
-          run.join(
-            s,
-            build.indices.iterator.filter(b => stats.canMatch(buildStats(b), ops, orderings)).map(
-              build
-            )
-          )
+        val (buildBlocks, buildStats) = build
+        stream._1.indices.iterator.flatMap { s =>
+          val partners = buildBlocks.indices.iterator
+            .filter(b => stream._2(s).canMatch(buildStats(b), ops, orderings))
+            .map(buildBlocks)
+          run.join(stream._1(s), partners)
         }
       }
+      def withStats(blocks: Array[Block]) = (blocks, blocks.map(_.stats))
       groups.flatMap { g =>
-        val streamBlocks = loadStream(g.stream)
-        val buildBlocks = loadBuild(g.build)
-        joinBlocks(streamBlocks, buildBlocks, streamOps, first) ++ second.iterator.flatMap {
-          case (ops, run) => joinBlocks(buildBlocks, streamBlocks, ops, run)
+        val streamBlocks = withStats(loadStream(g.stream))
+        val buildBlocks = withStats(loadBuild(g.build))
+        runs.iterator.flatMap { case (fromStreamSide, ops, run) =>
+          if (fromStreamSide) joinBlocks(streamBlocks, buildBlocks, ops, run)
+          else joinBlocks(buildBlocks, streamBlocks, ops, run)
         }
       }
     }

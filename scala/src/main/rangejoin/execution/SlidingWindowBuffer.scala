@@ -23,16 +23,30 @@ final class SlidingWindowBuffer(thresholds: (Int, Int, Long), trackMatches: Bool
   def add(row: UnsafeRow): Unit = rows.add(row)
 
   /**
-   * One stream row's pass over the window, front to back: `leaving` first removes rows from the
-   * front while `leaves` holds for them, giving each with whether it was matched; then
-   * `remaining` gives every row left, each with a callback that marks it matched. Read `leaving`,
-   * then `remaining`, both to their ends, before any other call: a spilled window's iterator
-   * holds its spill files open until it ends.
+   * One stream row's pass over the window (see [[Pass]]). Read its `leaving`, then its
+   * `remaining`, both to their ends, before any other call: a spilled window's iterator holds its
+   * spill files open until it ends.
    */
-  def pass(leaves: UnsafeRow => Boolean): SlidingWindowBuffer.Pass = {
+  def pass(leaves: UnsafeRow => Boolean): Pass = {
     compactIfMostlyGone()
-    val it = rows.iterator(front).buffered
-    val leaving = new Iterator[(UnsafeRow, Boolean)] {
+    new Pass(leaves)
+  }
+
+  /** Empties the window; returns the rows that were in it with whether each was matched. */
+  def drain(): Iterator[(UnsafeRow, Boolean)] =
+    new Pass(_ => true).leaving ++ { clear(); Iterator.empty }
+
+  /**
+   * A pass over the window, front to back: `leaving` removes rows from the front while `leaves`
+   * holds for them, giving each with whether it was matched; `remaining` then gives every row
+   * left, and `markMatched()` marks the one it gave last.
+   */
+  final class Pass private[SlidingWindowBuffer] (leaves: UnsafeRow => Boolean) {
+    private val it = rows.iterator(front).buffered
+    // `leaving` has moved `front` past the rows it removed by the time `remaining` is read.
+    private var last = -1
+
+    val leaving: Iterator[(UnsafeRow, Boolean)] = new Iterator[(UnsafeRow, Boolean)] {
       def hasNext: Boolean = it.hasNext && leaves(it.head)
       def next(): (UnsafeRow, Boolean) = {
         if (!hasNext) throw new NoSuchElementException
@@ -41,19 +55,14 @@ final class SlidingWindowBuffer(thresholds: (Int, Int, Long), trackMatches: Bool
         (it.next(), wasMatched)
       }
     }
-    // `leaving` has moved `front` past the rows it removed by the time `remaining` is read.
-    var at = -1
-    val remaining = it.map { row =>
-      at = if (at < 0) front else at + 1
-      val index = at
-      (row, () => if (trackMatches) matched.set(index))
-    }
-    SlidingWindowBuffer.Pass(leaving, remaining)
-  }
 
-  /** Empties the window; returns the rows that were in it with whether each was matched. */
-  def drain(): Iterator[(UnsafeRow, Boolean)] =
-    pass(_ => true).leaving ++ { clear(); Iterator.empty }
+    val remaining: Iterator[UnsafeRow] = it.map { row =>
+      last = if (last < 0) front else last + 1
+      row
+    }
+
+    def markMatched(): Unit = if (trackMatches) matched.set(last)
+  }
 
   /** Bytes spilled to disk so far. */
   def spillSize: Long = spilled + rows.spillSize
@@ -76,13 +85,4 @@ final class SlidingWindowBuffer(thresholds: (Int, Int, Long), trackMatches: Bool
       rows = kept
       front = 0
     }
-}
-
-object SlidingWindowBuffer {
-
-  /** See [[SlidingWindowBuffer.pass]]. */
-  final case class Pass(
-      leaving: Iterator[(UnsafeRow, Boolean)],
-      remaining: Iterator[(UnsafeRow, () => Unit)]
-  )
 }

@@ -92,24 +92,20 @@ final class SlidingWindowScan(
           build.hasNext && (buildNull.eval(build.head) || entersFor.eval(rows.pair(s, build.head)))
         ) window.add(unsafe(build.next()))
         val pass = window.pass(b => !staysFor.eval(rows.pair(s, b)))
-        unmatchedBuild(pass.leaving) ++ inWindow(s, pass.remaining)
+        unmatchedBuild(pass.leaving) ++ inWindow(s, pass)
       }
 
     // Reads `remaining` to its end even once a semi, anti or existence join has its answer.
-    def inWindow(s: InternalRow, remaining: Iterator[(UnsafeRow, () => Unit)]) =
+    def inWindow(s: InternalRow, pass: window.Pass): Iterator[InternalRow] =
       if (emit.pairs) {
         var found = false
-        remaining.collect {
-          case (b, markMatched) if rows.matches(s, b) =>
+        pass.remaining.collect {
+          case b if rows.matches(s, b) =>
             found = true
-            markMatched()
+            pass.markMatched()
             counted(rows.pairOutput(s, b))
         } ++ (if (found) Iterator.empty else streamRow(s, found = false))
-      } else
-        streamRow(
-          s,
-          remaining.foldLeft(false) { case (found, (b, _)) => found || rows.matches(s, b) }
-        )
+      } else streamRow(s, pass.remaining.foldLeft(false)((found, b) => found || rows.matches(s, b)))
 
     def endOfGroup(build: Iterator[InternalRow]): Iterator[InternalRow] =
       if (keepUnmatchedBuild)
