@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import duckdb
+import pyspark
 from pyspark.sql import SparkSession
 
 import rangejoin
@@ -21,11 +22,15 @@ FROM {table} r JOIN {table} s
 """
 
 
-def spark_session(driver_memory: str = "8g") -> SparkSession:
-    """A local[2] session with the plugin, quiet logs and no UI."""
+def spark_session(driver_memory: str = "8g", master: str = "local[2]") -> SparkSession:
+    """A session with the plugin, quiet logs and no UI; local[2] unless `master` says otherwise.
+
+    A `local-cluster[...]` master starts executor JVMs from SPARK_HOME, the pyspark install.
+    """
+    os.environ.setdefault("SPARK_HOME", str(Path(pyspark.__file__).parent))
     java_opts = f"-Dlog4j2.configurationFile={LOG_CONF}"
     builder = (
-        SparkSession.builder.master("local[2]")
+        SparkSession.builder.master(master)
         .appName("rangejoin-benchmark")
         .config("spark.driver.memory", driver_memory)
         .config("spark.driver.extraJavaOptions", java_opts)
@@ -200,6 +205,11 @@ def operator_metrics(spark: SparkSession, query: str, operator: str) -> dict:
     spark.conf.set("spark.rangejoin.enabled", "true")
     df = spark.sql(query)
     df.collect()
+    return plan_metrics(df, operator)
+
+
+def plan_metrics(df, operator: str) -> dict:
+    """The SQL metrics of the first `operator` node of `df`'s executed plan, once it ran."""
     pending = [df._jdf.queryExecution().executedPlan()]
     while pending:
         node = pending.pop()
@@ -216,7 +226,30 @@ def operator_metrics(spark: SparkSession, query: str, operator: str) -> dict:
             pending.append(node.plan())
         children = node.children()
         pending.extend(children.apply(i) for i in range(children.size()))
-    raise ValueError(f"no {operator} in the plan of: {query}")
+    raise ValueError(f"no {operator} in the plan")
+
+
+def stage_task_times(spark: SparkSession, job_group: str) -> list:
+    """(stage id, task count, median ms, slowest ms) of every stage run by `job_group`'s jobs."""
+    sc = spark.sparkContext
+    tracker = sc.statusTracker()
+    store = sc._jsc.sc().statusStore()
+    stages = []
+    for job in sorted(tracker.getJobIdsForGroup(job_group)):
+        for stage_id in tracker.getJobInfo(job).stageIds:
+            info = tracker.getStageInfo(stage_id)
+            if info is None:
+                continue
+            tasks = store.taskList(stage_id, info.currentAttemptId, 1_000_000)
+            durations = [
+                tasks.apply(i).duration().get()
+                for i in range(tasks.size())
+                if tasks.apply(i).duration().isDefined()
+            ]
+            if durations:
+                median = statistics.median(durations)
+                stages.append((stage_id, len(durations), median, max(durations)))
+    return stages
 
 
 def normalize(rows):

@@ -97,6 +97,15 @@ object RangeJoinConf {
     default = 32768
   )
 
+  val SortSpillRows: ConfEntry[Int] = positiveIntEntry(
+    "spark.rangejoin.sortSpillRows",
+    "Most rows a task sorts in memory while cutting a partition of a join input into sorted " +
+      "blocks; past it the sort spills a run to local disk. Spark's memory manager makes the " +
+      "sort spill earlier whenever execution memory runs short, so the default spills only " +
+      "then, as Spark's own sorts do.",
+    default = Int.MaxValue
+  )
+
   val RangePartitionMinRows: ConfEntry[Int] = positiveIntEntry(
     "spark.rangejoin.rangePartitionMinRows",
     "A side estimated at fewer rows is not shuffled: its partitions are coalesced to at most " +
@@ -132,6 +141,7 @@ object RangeJoinConf {
       PwmjEnabled,
       SwhjEnabled,
       BlockRows,
+      SortSpillRows,
       RangePartitionMinRows,
       MinCandidatePairs,
       KeyedMinCandidatePairs

@@ -32,7 +32,8 @@ final class BlockJoinRuntime(
     rightOutput: Seq[Attribute],
     output: Seq[Attribute],
     numOutputRows: SQLMetric,
-    localJoinTime: SQLMetric
+    localJoinTime: SQLMetric,
+    peakMemory: SQLMetric
 ) extends Serializable {
 
   // Made once per task (each task deserializes its own runtime), not once per stream block: a
@@ -40,23 +41,31 @@ final class BlockJoinRuntime(
   @transient private lazy val rows =
     new StreamBuildRows(emit, streamIsLeft, padUnmatched, residual, leftOutput, rightOutput, output)
 
+  /** This task's execution memory: the local join's arrays and the stream block's bitmap. */
+  @transient lazy val memory: JoinMemory = JoinMemory.forTask(peakMemory)
+
   /**
    * The output rows for `stream` joined with each of `builds`. Read each result to its end before
    * calling `join` again.
    */
   def join(stream: Block, builds: Iterator[Block]): Iterator[InternalRow] = {
+    val bitmapBytes = stream.size / 8 + 8
+    memory.reserve(bitmapBytes)
     val matched = new java.util.BitSet(stream.size)
     val streamRow = new UnsafeRow(stream.rows.numFields)
 
     val fromPairs = builds.flatMap { build =>
       if (stream.size == 0 || build.size == 0) Iterator.empty
       else {
+        val working = local.workingBytes(stream.size + build.size)
+        memory.reserve(working)
         val scanner = timed(local.scanner(stream, build))
         val buildRow = new UnsafeRow(build.rows.numFields)
         new Iterator[InternalRow] {
           private var ready = false
+          private var done = false
           def hasNext: Boolean = {
-            while (!ready && timed(scanner.advance())) {
+            while (!ready && !done && timed(scanner.advance())) {
               val s = scanner.leftIndex
               if (!emit.pairs && matched.get(s)) scanner.skipLeftRow() // matched in a prior block
               else {
@@ -68,6 +77,7 @@ final class BlockJoinRuntime(
                 }
               }
             }
+            if (!ready && !done) { done = true; memory.release(working) }
             ready
           }
           def next(): InternalRow = {
@@ -79,7 +89,10 @@ final class BlockJoinRuntime(
         }
       }
     }
-    fromPairs ++ streamRowsOutput(stream, matched)
+    fromPairs ++ streamRowsOutput(stream, matched) ++ {
+      memory.release(bitmapBytes)
+      Iterator.empty
+    }
   }
 
   /** After all pairs: the stream rows that `emit` outputs by whether they matched. */

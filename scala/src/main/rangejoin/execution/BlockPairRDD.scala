@@ -1,6 +1,5 @@
 package rangejoin.execution
 
-import scala.collection.mutable
 import scala.reflect.ClassTag
 
 import org.apache.spark.{NarrowDependency, Partition, TaskContext}
@@ -36,11 +35,13 @@ final class BlockPairTask(
  * input. A task reads only the partitions that hold blocks of its pairs; a partition none of
  * whose blocks is in a pair is never read.
  *
+ * A task holds one stream block and one build block at a time ([[BlockCursor]]).
+ *
  * @param join given a stream block and, lazily and in order, its build blocks
  */
 class BlockPairRDD[T: ClassTag](
-    left: RDD[Array[Block]],
-    right: RDD[Array[Block]],
+    left: RDD[Block],
+    right: RDD[Block],
     groups: Array[BlockPairGroup],
     join: (Block, Iterator[Block]) => Iterator[T]
 ) extends RDD[T](
@@ -72,27 +73,48 @@ class BlockPairRDD[T: ClassTag](
 
   override def compute(split: Partition, context: TaskContext): Iterator[T] = {
     val task = split.asInstanceOf[BlockPairTask]
-    val loaded = mutable.Map.empty[(Boolean, Int), Array[Block]]
-    def read(isLeft: Boolean, ref: BlockRef): Block = {
-      val blocks = loaded.getOrElseUpdate(
-        (isLeft, ref.partition), {
-          val (rdd, parents) = if (isLeft) (left, task.leftParents) else (right, task.rightParents)
-          rdd.iterator(parents(ref.partition), context).next()
-        }
-      )
-      if (ref.index >= blocks.length) {
-        // Blocks are deterministic for a deterministic input; an input recomputed with other rows
-        // (an indeterminate stage after a failure) no longer matches the planned block pairs.
+    val streams = new BlockCursor(left, task.leftParents, context)
+    val builds = new BlockCursor(right, task.rightParents, context)
+    task.group.pairs.iterator.flatMap { p =>
+      join(streams.read(p.left), p.rights.iterator.map(builds.read))
+    }
+  }
+}
+
+/**
+ * Reads blocks of one cached input by [[BlockRef]], holding only the last one read. A partition's
+ * blocks are read front to back, so reading refs in ascending order reads each partition once; a
+ * ref behind the last one reopens its partition.
+ */
+private final class BlockCursor(
+    rdd: RDD[Block],
+    parents: Map[Int, Partition],
+    context: TaskContext
+) {
+  private var partition = -1
+  private var blocks: Iterator[Block] = Iterator.empty
+  private var index = -1 // of `current` in `partition`
+  private var current: Block = _
+
+  def read(ref: BlockRef): Block = {
+    if (ref.partition != partition || ref.index < index) {
+      partition = ref.partition
+      blocks = rdd.iterator(parents(partition), context)
+      index = -1
+    }
+    while (index < ref.index) {
+      if (!blocks.hasNext) {
+        // Blocks are deterministic for a deterministic input; an input recomputed with other
+        // rows (an indeterminate stage after a failure) no longer matches the planned pairs.
         throw new IllegalStateException(
-          s"Partition ${ref.partition} of a range join input was rebuilt with " +
-            s"${blocks.length} blocks, not the planned ${ref.index + 1} or more; its input " +
-            "changed between the load job and this task. Rerun the query."
+          s"Partition $partition of a range join input was rebuilt with ${index + 1} blocks, " +
+            s"not the planned ${ref.index + 1} or more; its input changed between the load job " +
+            "and this task. Rerun the query."
         )
       }
-      blocks(ref.index)
+      current = blocks.next()
+      index += 1
     }
-    task.group.pairs.iterator.flatMap { p =>
-      join(read(isLeft = true, p.left), p.rights.iterator.map(read(isLeft = false, _)))
-    }
+    current
   }
 }

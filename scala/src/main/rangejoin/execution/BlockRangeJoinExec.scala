@@ -34,6 +34,9 @@ import rangejoin.planning.InequalityOp
 trait BlockRangeJoinExec extends InequalityJoinExec {
   def blockRows: Int
 
+  /** Rows a load task sorts in memory before it spills them ([[BlockLoader]]). */
+  def sortSpillRows: Int
+
   override def output: Seq[Attribute] = JoinOutput(joinType, left.output, right.output)
 
   override def outputPartitioning: Partitioning = UnknownPartitioning(0)
@@ -42,7 +45,10 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "blockPairs" -> SQLMetrics.createMetric(sparkContext, "block pairs joined"),
     "prunedBlockPairs" -> SQLMetrics.createMetric(sparkContext, "block pairs pruned"),
-    "localJoinTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "local join time")
+    "localJoinTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "local join time"),
+    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"),
+    "blocksOnDisk" -> SQLMetrics.createSizeMetric(sparkContext, "sorted blocks on disk"),
+    "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory")
   )
 
   override def simpleString(maxFields: Int): String = {
@@ -58,17 +64,24 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
     val boundLeft = bind(leftKeys, left.output)
     val boundRight = bind(rightKeys, right.output)
     val encoders = boundLeft.map(k => KeyEncoder.forType(k.dataType))
-    val leftBlocks = CachedBlocks(blockInput(left), left.output, boundLeft, encoders, blockRows)
+    def cached(child: SparkPlan, keys: Seq[Expression]) = CachedBlocks(
+      blockInput(child),
+      new BlockLoader(child.output, keys, encoders, blockRows, sortSpillRows),
+      longMetric("spillSize"),
+      longMetric("peakMemory")
+    )
+    val leftBlocks = cached(left, boundLeft)
     // A self-join on the same keys reads and caches its (reused) input once.
     val selfJoin = left.sameResult(right) && boundLeft == boundRight
-    val rightBlocks =
-      if (selfJoin) leftBlocks
-      else CachedBlocks(blockInput(right), right.output, boundRight, encoders, blockRows)
+    val rightBlocks = if (selfJoin) leftBlocks else cached(right, boundRight)
     // Both sides' load jobs run at once: each may have fewer tasks than there are cores.
-    val leftLoad = leftBlocks.map(_.map(_.stats)).collectAsync()
-    val rightLoad = if (selfJoin) leftLoad else rightBlocks.map(_.map(_.stats)).collectAsync()
+    val leftLoad = leftBlocks.load()
+    val rightLoad = if (selfJoin) leftLoad else rightBlocks.load()
     val leftStats = leftLoad.get().toArray
     val rightStats = rightLoad.get().toArray
+    metrics("blocksOnDisk").add(
+      leftBlocks.bytesOnDisk + (if (selfJoin) 0L else rightBlocks.bytesOnDisk)
+    )
     val orderings = encoders.map(KeyColumn.ordering)
 
     def run(pass: JoinPass): RDD[InternalRow] = {
@@ -83,15 +96,16 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
       metrics("blockPairs").add(plan.joinedPairs)
       metrics("prunedBlockPairs").add(plan.prunedPairs)
       val runtime = blockJoinRuntime(pass)
-      if (pass.streamIsLeft) new BlockPairRDD(leftBlocks, rightBlocks, plan.tasks, runtime.join)
-      else new BlockPairRDD(rightBlocks, leftBlocks, plan.tasks, runtime.join)
+      val (stream, build) =
+        if (pass.streamIsLeft) (leftBlocks, rightBlocks) else (rightBlocks, leftBlocks)
+      new BlockPairRDD(stream.blocks, build.blocks, plan.tasks, runtime.join)
     }
 
     val result = passes.map(run).reduce(_ union _)
     SQLMetrics.postDriverMetricUpdates(
       sparkContext,
       sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY),
-      Seq(metrics("blockPairs"), metrics("prunedBlockPairs"))
+      Seq(metrics("blockPairs"), metrics("prunedBlockPairs"), metrics("blocksOnDisk"))
     )
     result
   }

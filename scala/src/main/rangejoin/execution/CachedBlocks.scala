@@ -1,49 +1,60 @@
 package rangejoin.execution
 
-import org.apache.spark.SparkContext
+import org.apache.spark.{FutureAction, SparkContext}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.scheduler.{SparkListener, SparkListenerEvent}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, UnsafeProjection}
 import org.apache.spark.sql.execution.SQLExecution
+import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd
 import org.apache.spark.storage.StorageLevel
 
 /**
- * Each partition of a join input (range-partitioned, or coalesced when small) loaded once as
- * sorted [[Block]]s and kept in Spark's block manager.
+ * The sorted [[Block]]s of one join input, loaded once per partition and kept in Spark's block
+ * manager, one element per block.
  *
- * One job reads the blocks' statistics, which loads and caches them; the block-pair tasks then
- * read cached blocks instead of reading and decoding the shuffle again for every pair. Storage is
- * `MEMORY_AND_DISK`: Spark's memory manager accounts for the blocks and writes them to local disk
- * when storage memory runs short. The cache is dropped when the SQL execution that created it
- * ends; outside SQL executions, Spark's ContextCleaner drops it once the RDD is garbage collected.
- * Reading the join's output after that (a `toLocalIterator` reads partitions after its execution
- * has ended) rebuilds blocks from the input: slower, but the same rows land in the same blocks
- * (see [[Block.loadSorted]]), so the statistics taken earlier stay true.
+ * Loading sorts each partition through Spark's external sorter ([[BlockLoader]]). Storage is
+ * `MEMORY_AND_DISK`: Spark's unified memory manager accounts for cached blocks, writes a
+ * partition that does not fit straight to local disk (blocks arrive one at a time, so a whole
+ * partition is never held to do so), and moves cached blocks to disk when execution memory needs
+ * the room. The block-pair tasks then read blocks instead of reading and sorting the shuffle
+ * again for every pair.
+ *
+ * The cache is dropped when the SQL execution that created it ends; outside SQL executions,
+ * Spark's ContextCleaner drops it once the RDD is garbage collected. Reading the join's output
+ * after that (a `toLocalIterator` reads partitions after its execution has ended) rebuilds blocks
+ * from the input: slower, but the same rows land in the same blocks (see [[BlockLoader]]), so the
+ * statistics taken earlier stay true.
  */
+final class CachedBlocks private (val blocks: RDD[Block]) {
+
+  /**
+   * Starts the job that loads and caches every partition; it gives each partition's block
+   * statistics, in partition order.
+   */
+  def load(): FutureAction[Seq[Array[BlockStats]]] =
+    blocks.mapPartitions(it => Iterator.single(it.map(_.stats).toArray)).collectAsync()
+
+  /** Bytes of these blocks that Spark's block manager holds on local disk now. */
+  def bytesOnDisk: Long =
+    blocks.sparkContext.getRDDStorageInfo.filter(_.id == blocks.id).map(_.diskSize).sum
+}
+
 object CachedBlocks {
 
-  /** One element per partition of `rows`: its blocks (see [[Block.loadSorted]]). */
+  /** The blocks of every partition of `rows`; nothing runs until [[CachedBlocks.load]]. */
   def apply(
       rows: RDD[InternalRow],
-      schema: Seq[Attribute],
-      keys: Seq[Expression],
-      encoders: Seq[KeyEncoder],
-      blockRows: Int
-  ): RDD[Array[Block]] = {
+      loader: BlockLoader,
+      spillSize: SQLMetric,
+      peakMemory: SQLMetric
+  ): CachedBlocks = {
     val blocks = rows
-      .mapPartitions { it =>
-        val keyProjection = UnsafeProjection.create(keys)
-        val toUnsafe = UnsafeProjection.create(schema, schema)
-        Iterator.single(
-          Block.loadSorted(it, schema.length, keyProjection, toUnsafe, encoders, blockRows)
-        )
-      }
+      .mapPartitions(loader.load(_, spillSize, peakMemory))
       .setName("rangejoin sorted blocks")
       .persist(StorageLevel.MEMORY_AND_DISK)
     unpersistWhenExecutionEnds(rows.sparkContext, blocks.id)
-    blocks
+    new CachedBlocks(blocks)
   }
 
   /** Holds only the RDD's id, so that the RDD itself stays collectable by ContextCleaner. */

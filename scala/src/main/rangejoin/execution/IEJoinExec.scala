@@ -15,6 +15,7 @@ import rangejoin.planning.InequalityOp
  *
  * @param residual the rest of the join condition, checked on candidate pairs
  * @param blockRows the most rows in one block
+ * @param sortSpillRows rows a load task sorts in memory before it spills them
  */
 case class IEJoinExec(
     leftKeys: Seq[Expression],
@@ -23,6 +24,7 @@ case class IEJoinExec(
     residual: Option[Expression],
     joinType: JoinType,
     blockRows: Int,
+    sortSpillRows: Int,
     left: SparkPlan,
     right: SparkPlan
 ) extends BlockRangeJoinExec {

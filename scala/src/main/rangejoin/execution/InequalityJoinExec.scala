@@ -65,7 +65,8 @@ trait InequalityJoinExec extends BinaryExecNode {
     right.output,
     output,
     longMetric("numOutputRows"),
-    longMetric("localJoinTime")
+    longMetric("localJoinTime"),
+    longMetric("peakMemory")
   )
 }
 

@@ -5,6 +5,7 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.types.PhysicalDataType
 import org.apache.spark.sql.types._
+import org.apache.spark.util.SizeEstimator
 
 /**
  * The values of one inequality key over the rows of a block, in row order.
@@ -31,10 +32,14 @@ sealed trait KeyColumn extends Serializable {
 
   /** The column of rows `indices`, in that order. */
   def select(indices: Array[Int]): KeyColumn
+
+  /** The heap bytes this column holds (estimated for values that are objects). */
+  def sizeInBytes: Long
 }
 
 final case class LongCodes(codes: Array[Long]) extends KeyColumn {
   def length: Int = codes.length
+  def sizeInBytes: Long = 8L * codes.length
   def min: Any = { var m = Long.MaxValue; codes.foreach(c => if (c < m) m = c); m }
   def max: Any = { var m = Long.MinValue; codes.foreach(c => if (c > m) m = c); m }
   def sortedIndices: Array[Int] = RadixSort.sortedIndices(codes)
@@ -49,6 +54,7 @@ final case class LongCodes(codes: Array[Long]) extends KeyColumn {
 
 final case class OrderedValues(values: Array[Any], dataType: DataType) extends KeyColumn {
   def length: Int = values.length
+  def sizeInBytes: Long = SizeEstimator.estimate(values)
   def min: Any = values.min(ordering)
   def max: Any = values.max(ordering)
   def sortedIndices: Array[Int] =

@@ -14,11 +14,13 @@ import rangejoin.planning.InequalityOp
  * the interval overlap `a.chrom = b.chrom AND a.start <= b.end AND a.end >= b.start`: both inputs
  * are clustered by the keys and sorted by them, and each key group runs the local IEJoin.
  *
- * Per key group, each side's rows are cut into sorted [[Block]]s of at most `blockRows` rows, so a
+ * Per key group, each side's rows are read into memory and cut into sorted [[Block]]s of at most `blockRows` rows, so a
  * large group runs as many bounded block pairs, and pairs whose min/max ranges cannot satisfy
  * every inequality are skipped. [[BlockJoinRuntime]] then joins each stream block with its build
  * blocks exactly as [[IEJoinExec]] does, in the same passes, so NULL keys, ties and join types
- * behave the same; a full outer join's second pass runs per group.
+ * behave the same; a full outer join's second pass runs per group. A group's blocks are
+ * reserved from the task's memory manager ([[JoinMemory]]) while the group is joined: a key group
+ * too large for the task's memory fails with an error rather than exhausting the heap.
  *
  * Inequality `k` is `leftKeys(k) ops(k) rightKeys(k)`; there are at least two.
  */
@@ -46,7 +48,8 @@ case class KeyGroupIEJoinExec(
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
-    "localJoinTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "local join time")
+    "localJoinTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "local join time"),
+    "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory")
   )
 
   override def simpleString(maxFields: Int): String = {
@@ -93,13 +96,16 @@ case class KeyGroupIEJoinExec(
         }
       }
       def withStats(blocks: Array[Block]) = (blocks, blocks.map(_.stats))
+      val memory = runs.head._3.memory
       groups.flatMap { g =>
         val streamBlocks = withStats(loadStream(g.stream))
         val buildBlocks = withStats(loadBuild(g.build))
+        val held = (streamBlocks._1 ++ buildBlocks._1).map(_.sizeInBytes).sum
+        memory.reserve(held)
         runs.iterator.flatMap { case (fromStreamSide, ops, run) =>
           if (fromStreamSide) joinBlocks(streamBlocks, buildBlocks, ops, run)
           else joinBlocks(buildBlocks, streamBlocks, ops, run)
-        }
+        } ++ { memory.release(held); Iterator.empty }
       }
     }
   }

@@ -14,22 +14,14 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
 
   def size: Int = offsets.length - 1
 
+  /** The bytes this object holds. */
+  def sizeInBytes: Long = data.length + 4L * offsets.length
+
   /** Points `reuse` at row `i` and returns it; valid until `reuse` is pointed elsewhere. */
   def row(i: Int, reuse: UnsafeRow): UnsafeRow = {
     reuse.pointTo(data, Platform.BYTE_ARRAY_OFFSET + offsets(i), offsets(i + 1) - offsets(i))
     reuse
   }
-
-  /** The unsigned lexicographic order of the bytes of rows `i` and `j`. */
-  def compareBytes(i: Int, j: Int): Int =
-    java.util.Arrays.compareUnsigned(
-      data,
-      offsets(i),
-      offsets(i + 1),
-      data,
-      offsets(j),
-      offsets(j + 1)
-    )
 
   /** Rows `indices`, in that order, packed anew. */
   def select(indices: Array[Int]): PackedRows = {
@@ -53,6 +45,8 @@ object PackedRows {
     private var offsets = new Array[Int](1 << 8)
     private var count = 0
     private var end = 0
+
+    def size: Int = count
 
     def +=(row: UnsafeRow): Unit = {
       val size = row.getSizeInBytes

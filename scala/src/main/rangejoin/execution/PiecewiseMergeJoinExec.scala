@@ -18,6 +18,7 @@ import rangejoin.planning.InequalityOp
  *
  * @param residual the rest of the join condition, checked on candidate pairs
  * @param blockRows the most rows in one block
+ * @param sortSpillRows rows a load task sorts in memory before it spills them
  */
 case class PiecewiseMergeJoinExec(
     leftKey: Expression,
@@ -26,6 +27,7 @@ case class PiecewiseMergeJoinExec(
     residual: Option[Expression],
     joinType: JoinType,
     blockRows: Int,
+    sortSpillRows: Int,
     left: SparkPlan,
     right: SparkPlan
 ) extends BlockRangeJoinExec {

@@ -2,7 +2,14 @@ package rangejoin.planning
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{And, Ascending, Attribute, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{
+  And,
+  Ascending,
+  Attribute,
+  Expression,
+  Murmur3Hash,
+  SortOrder
+}
 import org.apache.spark.sql.catalyst.plans._
 import org.apache.spark.sql.catalyst.plans.logical.{
   BROADCAST,
@@ -227,6 +234,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     val ineqs = conjuncts.inequalities
     val residual = conjuncts.residuals.reduceOption(And)
     val blockRows = RangeJoinConf.BlockRows.get(conf)
+    val sortSpillRows = RangeJoinConf.SortSpillRows.get(conf)
     if (ineqs.size >= 2 && RangeJoinConf.IEJoinEnabled.get(conf)) {
       Right(
         IEJoinExec(
@@ -236,6 +244,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
           residual,
           join.joinType,
           blockRows,
+          sortSpillRows,
           sortedBlocks(ineqs.head.left, join.left),
           sortedBlocks(ineqs.head.right, join.right)
         )
@@ -252,6 +261,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
           residual,
           join.joinType,
           blockRows,
+          sortSpillRows,
           child(ineqs.head.left, join.left),
           child(ineqs.head.right, join.right)
         )
@@ -269,8 +279,8 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
    * `spark.rangejoin.rangePartitionMinRows` rows is not shuffled ([[BlockRangeJoinExec]]
    * coalesces it). A larger one is range-partitioned on `key` into max(default parallelism,
    * estimated rows / `blockRows`) partitions, at most `spark.sql.shuffle.partitions`, so that
-   * blocks of different partitions cover disjoint key ranges; the shuffle origin keeps adaptive
-   * execution from coalescing them.
+   * blocks of different partitions cover key ranges that overlap at most at their ends; the
+   * shuffle origin keeps adaptive execution from coalescing them.
    */
   private def sortedBlocks(key: Expression, child: LogicalPlan): SparkPlan = {
     val conf = SQLConf.get
@@ -281,8 +291,14 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
       val wanted = (rows / RangeJoinConf.BlockRows.get(conf) + 1).min(Int.MaxValue).toInt
       val partitions =
         wanted.max(session.sparkContext.defaultParallelism).min(conf.numShufflePartitions)
+      // Ties on the key are ordered by a hash of the row, so the rows of one very frequent key
+      // value spread over several partitions instead of loading in a single task.
+      val hashable =
+        child.output.filter(a => new Murmur3Hash(Seq(a)).checkInputDataTypes().isSuccess)
+      val tieBreak =
+        if (hashable.isEmpty) Nil else Seq(SortOrder(new Murmur3Hash(hashable), Ascending))
       ShuffleExchangeExec(
-        RangePartitioning(Seq(SortOrder(key, Ascending)), partitions),
+        RangePartitioning(SortOrder(key, Ascending) +: tieBreak, partitions),
         planLater(child),
         REPARTITION_BY_NUM
       )
