@@ -81,9 +81,11 @@ bench: build
 	cd benchmarks && ../$(PY) iejoin_benchmark.py && ../$(PY) join_types_benchmark.py \
 	  && ../$(PY) tiny_side_benchmark.py && ../$(PY) keyed_join_benchmark.py
 
-## bench-scale: a 20M x 20M band join in a 2 GiB driver, its count checked by an equi-join.
+## bench-scale: 20M x 20M band joins (one with a hot key) in a 2 GiB driver, checked by an
+## equi-join; SCALE_MASTER=local-cluster[2,1,1024] runs them on two 1 GiB executor JVMs.
+SCALE_MASTER ?= local[2]
 bench-scale: build
-	cd benchmarks && ../$(PY) scale_benchmark.py
+	cd benchmarks && ../$(PY) scale_benchmark.py --master "$(SCALE_MASTER)"
 
 fmt: $(SBT_LAUNCHER) $(STAMP_PY)
 	$(SBT) scalafmtAll scalafmtSbt

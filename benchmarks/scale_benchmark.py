@@ -4,8 +4,9 @@
    20M rows, v uniform over as many integers as rows (about 3 matches per row).
 2. Hot key: the same band join with +-2, where 10% of the rows of one side share one value of v.
 
-Both run through IEJoinExec. Each count is checked against an independent plan: the equi-join of
-r.v with s.v + d for every offset d, with the plugin off (Spark's hash or sort-merge join). The
+Both run through IEJoinExec. Each answer (count and sum(r.id)) is checked against an independent
+plan: the equi-join of r.v with s.v + d for every offset d, with the plugin off (Spark's hash or
+sort-merge join). The
 script prints the operator's spill and memory metrics, and for the hot key every stage's median
 and slowest task. `--master local-cluster[2,1,1024]` runs the same queries on two executor JVMs
 of 1 GiB each.
@@ -16,10 +17,10 @@ import time
 
 from common import plan_metrics, spark_session, stage_task_times, write_once
 
-BAND = "SELECT count(*) FROM {r} r JOIN {s} s ON r.v BETWEEN s.v - {c} AND s.v + {c}"
+BAND = "SELECT count(*), sum(r.id) FROM {r} r JOIN {s} s ON r.v BETWEEN s.v - {c} AND s.v + {c}"
 
 EQUI_CHECK = """
-SELECT count(*) FROM {r} r JOIN (
+SELECT count(*), sum(r.id) FROM {r} r JOIN (
   SELECT s.v + d AS w FROM {s} s CROSS JOIN (SELECT explode(sequence(-{c}, {c})) AS d)
 ) x ON r.v = x.w
 """
@@ -46,18 +47,18 @@ def human(size: float) -> str:
 
 
 def checked_count(spark, label: str, r: str, s: str, c: int) -> None:
-    """Runs the band join, prints its metrics and tasks, and checks its count by equi-join."""
+    """Runs the band join, prints its metrics and tasks, and checks its answer by equi-join."""
     query = BAND.format(r=r, s=s, c=c)
     spark.conf.set("spark.rangejoin.enabled", "true")
     spark.sparkContext.setJobGroup(label, label)
     start = time.perf_counter()
     df = spark.sql(query)
-    pairs = df.collect()[0][0]
+    pairs, ids = df.collect()[0]
     seconds = time.perf_counter() - start
     plan = df._jdf.queryExecution().executedPlan().toString()
     operator = next(line.strip(" :+-*") for line in plan.splitlines() if "Join" in line)
     print(f"[{label}] {operator}", flush=True)
-    print(f"[{label}] spark-rangejoin: {seconds:.1f} s -> {pairs:,} pairs", flush=True)
+    print(f"[{label}] spark-rangejoin: {seconds:.1f} s -> {pairs:,} pairs, sum(r.id) {ids:,}")
     for stage, tasks, median, slowest in stage_task_times(spark, label):
         print(
             f"[{label}] stage {stage}: {tasks} tasks, median {median / 1000:.2f} s, "
@@ -73,14 +74,16 @@ def checked_count(spark, label: str, r: str, s: str, c: int) -> None:
     )
     spark.conf.set("spark.rangejoin.enabled", "false")
     start = time.perf_counter()
-    expected = spark.sql(EQUI_CHECK.format(r=r, s=s, c=c)).collect()[0][0]
+    expected = tuple(spark.sql(EQUI_CHECK.format(r=r, s=s, c=c)).collect()[0])
     print(
         f"[{label}] equi-join check, vanilla Spark: {time.perf_counter() - start:.1f} s "
-        f"-> {expected:,}",
+        f"-> {expected[0]:,} pairs, sum(r.id) {expected[1]:,}",
         flush=True,
     )
-    assert pairs == expected, f"{label}: the band join counted {pairs}, the check {expected}"
-    print(f"[{label}] counts agree", flush=True)
+    assert (pairs, ids) == expected, (
+        f"{label}: the band join gave {(pairs, ids)}, the check {expected}"
+    )
+    print(f"[{label}] answers agree", flush=True)
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ spark = SparkSession.builder.getOrCreate()
 spark.conf.set("spark.rangejoin.blockRows", "200")
 spark.conf.set("spark.rangejoin.rangePartitionMinRows", "1000")
 spark.conf.set("spark.rangejoin.minCandidatePairs", "0")
+spark.conf.set("spark.rangejoin.sortSpillRows", "500")  # block loads spill on the executors
 spark.range(0, 3000, numPartitions=4).selectExpr(
     "id", "id % 97 AS a", "(id * 7) % 89 AS b").createOrReplaceTempView("t")
 spark.range(0, 2000, numPartitions=3).selectExpr(

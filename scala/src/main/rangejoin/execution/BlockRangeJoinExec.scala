@@ -20,9 +20,10 @@ import rangejoin.planning.InequalityOp
  *
  * A large child is range-partitioned on the first inequality's key (the strategy puts the
  * exchange below this node); a small one is coalesced. Execution:
- *  1. one job per side loads each block with its keys into Spark's block manager
- *     ([[CachedBlocks]]) and returns every block's min/max of every inequality key
- *     ([[BlockStats]]); a self-join does this once;
+ *  1. one job per side sorts each partition through Spark's external sorter, cuts it into
+ *     blocks ([[BlockLoader]]), caches them in Spark's block manager ([[CachedBlocks]]) and
+ *     returns every block's min/max of every inequality key ([[BlockStats]]); a self-join does
+ *     this once;
  *  1. block pairs that cannot satisfy all inequalities are pruned ([[BlockPairPlanner]]);
  *  1. each task takes whole stream blocks, each with all of its remaining build blocks, runs the
  *     local join per block pair, checks the further inequalities and the `residual` on the
@@ -30,6 +31,11 @@ import rangejoin.planning.InequalityOp
  *
  * The stream side is the left input, except for a right outer join. A full outer join runs two
  * passes: left outer, then the right rows that matched nothing.
+ *
+ * Memory: the sort spills through the task memory manager ("spill size"); cached blocks that do
+ * not fit in storage memory are on local disk ("sorted blocks on disk", read on the driver once
+ * both sides are loaded); a block-pair task holds one block per side and reserves its local
+ * join's arrays ([[JoinMemory]]; "peak memory" adds the load sorts' and the tasks' peaks).
  */
 trait BlockRangeJoinExec extends InequalityJoinExec {
   def blockRows: Int
