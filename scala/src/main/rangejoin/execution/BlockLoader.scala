@@ -53,7 +53,8 @@ final class BlockLoader(
     val toRecord = UnsafeProjection.create(keys ++ columns(from = 0))
     val sorter =
       ExternalSorters.create(() => new RecordOrder, PrefixComparators.LONG, spillRows)
-    val taskMetrics = TaskContext.get().taskMetrics()
+    val context = TaskContext.get()
+    val taskMetrics = context.taskMetrics()
     val spilledBefore = taskMetrics.memoryBytesSpilled
     rows.foreach { row =>
       val record = toRecord(row)
@@ -63,7 +64,7 @@ final class BlockLoader(
     val sorted = sorter.getSortedIterator
     spillSize += taskMetrics.memoryBytesSpilled - spilledBefore
     peakMemory += sorter.getPeakMemoryUsedBytes
-    TaskMemory.reportPeak(TaskContext.get(), sorter.getPeakMemoryUsedBytes)
+    TaskMemory.reportPeak(context, sorter.getPeakMemoryUsedBytes)
     new Cutter(sorter, sorted)
   }
 

@@ -85,9 +85,7 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
     val rightLoad = if (selfJoin) leftLoad else rightBlocks.load()
     val leftStats = leftLoad.get().toArray
     val rightStats = rightLoad.get().toArray
-    metrics("blocksOnDisk").add(
-      leftBlocks.bytesOnDisk + (if (selfJoin) 0L else rightBlocks.bytesOnDisk)
-    )
+    metrics("blocksOnDisk").add(CachedBlocks.bytesOnDisk(Seq(leftBlocks, rightBlocks)))
     val orderings = encoders.map(KeyColumn.ordering)
 
     def run(pass: JoinPass): RDD[InternalRow] = {

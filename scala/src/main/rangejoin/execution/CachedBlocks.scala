@@ -34,10 +34,6 @@ final class CachedBlocks private (val blocks: RDD[Block]) {
    */
   def load(): FutureAction[Seq[Array[BlockStats]]] =
     blocks.mapPartitions(it => Iterator.single(it.map(_.stats).toArray)).collectAsync()
-
-  /** Bytes of these blocks that Spark's block manager holds on local disk now. */
-  def bytesOnDisk: Long =
-    blocks.sparkContext.getRDDStorageInfo.filter(_.id == blocks.id).map(_.diskSize).sum
 }
 
 object CachedBlocks {
@@ -55,6 +51,12 @@ object CachedBlocks {
       .persist(StorageLevel.MEMORY_AND_DISK)
     unpersistWhenExecutionEnds(rows.sparkContext, blocks.id)
     new CachedBlocks(blocks)
+  }
+
+  /** Bytes of the blocks of `inputs` (each counted once) that Spark holds on local disk now. */
+  def bytesOnDisk(inputs: Seq[CachedBlocks]): Long = {
+    val ids = inputs.map(_.blocks.id).toSet
+    inputs.head.blocks.sparkContext.getRDDStorageInfo.filter(r => ids(r.id)).map(_.diskSize).sum
   }
 
   /** Holds only the RDD's id, so that the RDD itself stays collectable by ContextCleaner. */

@@ -27,9 +27,6 @@ sealed trait KeyColumn extends Serializable {
   /** Row indices in ascending key order; ties keep row order. */
   def sortedIndices: Array[Int]
 
-  /** The order of the values of rows `i` and `j`. */
-  def compare(i: Int, j: Int): Int
-
   /** The column of rows `indices`, in that order. */
   def select(indices: Array[Int]): KeyColumn
 
@@ -43,7 +40,6 @@ final case class LongCodes(codes: Array[Long]) extends KeyColumn {
   def min: Any = { var m = Long.MaxValue; codes.foreach(c => if (c < m) m = c); m }
   def max: Any = { var m = Long.MinValue; codes.foreach(c => if (c > m) m = c); m }
   def sortedIndices: Array[Int] = RadixSort.sortedIndices(codes)
-  def compare(i: Int, j: Int): Int = java.lang.Long.compare(codes(i), codes(j))
   def select(indices: Array[Int]): KeyColumn = {
     val out = new Array[Long](indices.length)
     var i = 0
@@ -60,7 +56,6 @@ final case class OrderedValues(values: Array[Any], dataType: DataType) extends K
   def sortedIndices: Array[Int] =
     values.indices.sortWith((i, j) => ordering.lt(values(i), values(j))).toArray
   def select(indices: Array[Int]): KeyColumn = OrderedValues(indices.map(values), dataType)
-  def compare(i: Int, j: Int): Int = ordering.compare(values(i), values(j))
   @transient lazy val ordering: Ordering[Any] = PhysicalDataType.ordering(dataType)
 }
 
