@@ -81,7 +81,7 @@ bench: build
 	cd benchmarks && ../$(PY) iejoin_benchmark.py && ../$(PY) join_types_benchmark.py \
 	  && ../$(PY) tiny_side_benchmark.py && ../$(PY) keyed_join_benchmark.py
 
-## bench-scale: 20M x 20M band joins (one with a hot key) in a 2 GiB driver, checked by an
+## bench-scale: 20M x 20M band joins (a hot value, a hot equality key) in a 2 GiB driver, checked by an
 ## equi-join; SCALE_MASTER=local-cluster[2,1,1024] runs them on two 1 GiB executor JVMs.
 SCALE_MASTER ?= local[2]
 bench-scale: build

@@ -2,7 +2,7 @@ package rangejoin
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import rangejoin.planning.RangeJoinStrategy
+import rangejoin.planning.{RangeJoinStrategy, SplitSkewedKeyPartitions}
 
 /**
  * Registers spark-rangejoin with a Spark session.
@@ -20,5 +20,7 @@ class RangeJoinExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     // Planner: join conditions with inequalities become range-join operators.
     extensions.injectPlannerStrategy(session => RangeJoinStrategy(session))
+    // Adaptive execution: a keyed join's skewed partitions run in several tasks.
+    extensions.injectQueryStagePrepRule(_ => SplitSkewedKeyPartitions)
   }
 }

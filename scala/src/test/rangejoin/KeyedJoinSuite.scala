@@ -1,5 +1,7 @@
 package rangejoin
 
+import rangejoin.execution.KeyClusteredJoinExec
+
 /**
  * Joins with equality keys plus inequalities: SlidingWindowHashJoinExec for a window on one
  * column pair, KeyGroupIEJoinExec for other inequalities, every join type, against vanilla Spark.
@@ -105,6 +107,45 @@ class KeyedJoinSuite extends RangeJoinTestBase {
       spark.sql("SELECT * FROM l WHERE id < 0").createOrReplaceTempView("l")
       eachShape("l.k = r.k AND l.s <= r.e AND l.e >= r.s", "KeyGroupIEJoin")
       eachShape(window, "SlidingWindowHashJoin")
+    }
+  }
+
+  test("a hot key's skewed partitions split over tasks where the join type allows it") {
+    // A third of each side has key 0; six map tasks, so its partition splits into pieces.
+    def hotKey(name: String, seed: Int): Unit =
+      spark
+        .range(0, 600, 1, 6)
+        .selectExpr(
+          "id",
+          s"CASE WHEN id % 3 = 0 THEN 0 WHEN id % 41 = 1 THEN NULL " +
+            s"ELSE CAST(pmod(hash(id, $seed), 40) AS INT) END AS k",
+          s"pmod(hash(id, $seed + 1), 150) AS s",
+          s"pmod(hash(id, $seed + 1), 150) + pmod(hash(id, $seed + 2), 20) AS e"
+        )
+        .localCheckpoint()
+        .createOrReplaceTempView(name)
+    hotKey("l", 11)
+    hotKey("r", 12)
+    val conditions = Seq(
+      "l.k = r.k AND l.s BETWEEN r.s - 3 AND r.s + 2" -> "SlidingWindowHashJoin",
+      "l.k = r.k AND l.s <= r.e AND l.e >= r.s" -> "KeyGroupIEJoin"
+    )
+    // Per join shape: whether a side may be split (a full outer join's may not).
+    val splits = Seq(true, true, true, false, true, true, true)
+    withConf(
+      "spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes" -> "1000",
+      "spark.sql.adaptive.skewJoin.skewedPartitionFactor" -> "2",
+      "spark.sql.adaptive.advisoryPartitionSizeInBytes" -> "1000"
+    ) {
+      for ((shape, split) <- joinShapes.zip(splits); (condition, operator) <- conditions) {
+        val query = shape(condition)
+        assert(checkOperator(query, Some(operator)) > 0)
+        val df = spark.sql(query)
+        df.collect()
+        val plan = df.queryExecution.executedPlan
+        val joins = collect(plan) { case j: KeyClusteredJoinExec => j.skewSplit }
+        assert(joins == Seq(split), s"skew split expected: $split in\n$plan")
+      }
     }
   }
 }

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans._
 import org.apache.spark.sql.catalyst.plans.physical._
-import org.apache.spark.sql.execution.BinaryExecNode
+import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 
 /**
  * A join with equality keys, run per partition on inputs that Spark clusters by the keys (a hash
@@ -25,12 +25,23 @@ trait KeyClusteredJoinExec extends BinaryExecNode {
   protected def leftSortColumns: Seq[Expression]
   protected def rightSortColumns: Seq[Expression]
 
+  /**
+   * Whether adaptive execution split this join's skewed partitions
+   * ([[rangejoin.planning.SplitSkewedKeyPartitions]]): its inputs are then no longer clustered by
+   * the keys, only each task's pair of pieces is, and the join requires no distribution.
+   */
+  def skewSplit: Boolean
+
+  /** This join over the split inputs `newLeft` and `newRight`, marked [[skewSplit]]. */
+  def withSkewSplit(newLeft: SparkPlan, newRight: SparkPlan): KeyClusteredJoinExec
+
   protected def streamIsLeft: Boolean = joinType != RightOuter
 
   override def output: Seq[Attribute] = JoinOutput(joinType, left.output, right.output)
 
   override def requiredChildDistribution: Seq[Distribution] =
-    ClusteredDistribution(leftEqualityKeys) :: ClusteredDistribution(rightEqualityKeys) :: Nil
+    if (skewSplit) UnspecifiedDistribution :: UnspecifiedDistribution :: Nil
+    else ClusteredDistribution(leftEqualityKeys) :: ClusteredDistribution(rightEqualityKeys) :: Nil
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] =
     Seq(leftEqualityKeys ++ leftSortColumns, rightEqualityKeys ++ rightSortColumns)
@@ -44,12 +55,12 @@ trait KeyClusteredJoinExec extends BinaryExecNode {
     case _ => left.outputPartitioning
   }
 
-  /** The equality keys as a string for EXPLAIN. */
+  /** The equality keys as a string for EXPLAIN, and whether skewed partitions are split. */
   protected def equalitiesString: String =
     leftEqualityKeys
       .zip(rightEqualityKeys)
       .map { case (l, r) => s"${l.sql} = ${r.sql}" }
-      .mkString("[", ", ", "]")
+      .mkString("[", ", ", "]") + (if (skewSplit) " (skewed partitions split)" else "")
 
   /**
    * Made on the driver: runs `join` on the key groups of each pair of input partitions, stream

@@ -34,7 +34,8 @@ case class KeyGroupIEJoinExec(
     joinType: JoinType,
     blockRows: Int,
     left: SparkPlan,
-    right: SparkPlan
+    right: SparkPlan,
+    skewSplit: Boolean = false
 ) extends KeyClusteredJoinExec
     with InequalityJoinExec {
   require(ops.size >= 2, "KeyGroupIEJoinExec needs at least two inequalities")
@@ -109,6 +110,9 @@ case class KeyGroupIEJoinExec(
       }
     }
   }
+
+  override def withSkewSplit(newLeft: SparkPlan, newRight: SparkPlan): KeyGroupIEJoinExec =
+    copy(left = newLeft, right = newRight, skewSplit = true)
 
   override protected def withNewChildrenInternal(newLeft: SparkPlan, newRight: SparkPlan)
       : KeyGroupIEJoinExec = copy(left = newLeft, right = newRight)

@@ -34,7 +34,8 @@ case class SlidingWindowHashJoinExec(
     residual: Option[Expression],
     joinType: JoinType,
     left: SparkPlan,
-    right: SparkPlan
+    right: SparkPlan,
+    skewSplit: Boolean = false
 ) extends KeyClusteredJoinExec {
 
   override protected def leftSortColumns: Seq[Expression] = Seq(leftColumn)
@@ -81,6 +82,9 @@ case class SlidingWindowHashJoinExec(
     )
     perPartition(scan.join)
   }
+
+  override def withSkewSplit(newLeft: SparkPlan, newRight: SparkPlan): SlidingWindowHashJoinExec =
+    copy(left = newLeft, right = newRight, skewSplit = true)
 
   override protected def withNewChildrenInternal(newLeft: SparkPlan, newRight: SparkPlan)
       : SlidingWindowHashJoinExec = copy(left = newLeft, right = newRight)
