@@ -29,7 +29,7 @@ SBT := java -Xmx3g -Xss4m \
 export PYSPARK_PYTHON := $(abspath $(PY))
 export SPARK_VERSION
 
-.PHONY: build demo test test-scala test-python fuzz bench bench-scale fmt lint clean
+.PHONY: build demo test test-scala test-python fuzz bench bench-defaults bench-scale fmt lint clean
 
 ## build: venv, sbt, the jar, and the rangejoin package with the jar inside it.
 build: $(STAMP_PKG)
@@ -76,10 +76,18 @@ fuzz: $(SBT_LAUNCHER) build
 	RANGEJOIN_FUZZ_QUERIES=$(FUZZ_QUERIES) RANGEJOIN_FUZZ_FIRST_SEED=$(FUZZ_FIRST_SEED) \
 	  $(SBT) "testOnly rangejoin.DifferentialSuite"
 
-## bench: the acceptance benchmarks against vanilla Spark and DuckDB.
+## bench: the benchmark suite at SCALE (rows x SCALE): every workload on vanilla Spark (capped at
+## BENCH_CAP seconds), spark-rangejoin and DuckDB, answers checked; writes
+## benchmarks/results/suite.md, suite.csv and scaling.png.
+SCALE     ?= 1
+BENCH_CAP ?= 30
 bench: build
-	cd benchmarks && ../$(PY) iejoin_benchmark.py && ../$(PY) join_types_benchmark.py \
-	  && ../$(PY) tiny_side_benchmark.py && ../$(PY) keyed_join_benchmark.py
+	cd benchmarks && ../$(PY) suite.py --scale $(SCALE) --cap $(BENCH_CAP)
+
+## bench-defaults: the crossovers behind the defaults of spark.rangejoin.minCandidatePairs and
+## spark.rangejoin.keyed.minCandidatePairs.
+bench-defaults: build
+	cd benchmarks && ../$(PY) tiny_side_benchmark.py && ../$(PY) keyed_crossover_benchmark.py
 
 ## bench-scale: 20M x 20M band joins (a hot value, a hot equality key) in a 2 GiB driver, checked by an
 ## equi-join; SCALE_MASTER=local-cluster[2,1,1024] runs them on two 1 GiB executor JVMs.

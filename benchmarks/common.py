@@ -2,11 +2,9 @@
 
 import os
 import statistics
-import threading
 import time
 from pathlib import Path
 
-import duckdb
 import pyspark
 from pyspark.sql import SparkSession
 
@@ -133,22 +131,6 @@ def keyed_intervals(spark: SparkSession, name: str, rows: int, keys: int, seed: 
     )
 
 
-def capped(seconds: float, run, cancel):
-    """Runs `run`; if it takes longer than `seconds`, calls `cancel` and returns (None, None)."""
-    timer = threading.Timer(seconds, cancel)
-    timer.start()
-    start = time.perf_counter()
-    try:
-        result = run()
-    except Exception:  # the cancelled query raises
-        if timer.is_alive():
-            raise
-        return None, None
-    finally:
-        timer.cancel()
-    return time.perf_counter() - start, result
-
-
 def best_of(repeat: int, run, warmup: int = 5):
     """Runs `run` `warmup` times (JIT and caches), then `repeat` times.
 
@@ -181,31 +163,8 @@ def spark_query(spark: SparkSession, query: str, accelerated: bool):
     return run
 
 
-def duckdb_query(query: str, threads: int = 2):
-    """A function that runs `query` in DuckDB (tables are `read_parquet` paths).
-
-    The function's `interrupt` attribute cancels a running query.
-    """
-    con = duckdb.connect()
-    con.execute(f"SET threads = {threads}")
-
-    def run():
-        return [tuple(row) for row in con.execute(query).fetchall()]
-
-    run.interrupt = con.interrupt
-    return run
-
-
 def plan_text(spark: SparkSession, query: str) -> str:
     return spark.sql(query)._jdf.queryExecution().executedPlan().toString()
-
-
-def operator_metrics(spark: SparkSession, query: str, operator: str) -> dict:
-    """Runs `query` (plugin on) and returns the SQL metrics of its first `operator` node."""
-    spark.conf.set("spark.rangejoin.enabled", "true")
-    df = spark.sql(query)
-    df.collect()
-    return plan_metrics(df, operator)
 
 
 def plan_metrics(df, operator: str) -> dict:
@@ -229,32 +188,58 @@ def plan_metrics(df, operator: str) -> dict:
     raise ValueError(f"no {operator} in the plan")
 
 
-def stage_task_times(spark: SparkSession, job_group: str) -> list:
-    """(stage id, task count, median ms, slowest ms) of every stage run by `job_group`'s jobs."""
-    sc = spark.sparkContext
-    tracker = sc.statusTracker()
-    store = sc._jsc.sc().statusStore()
+def group_stages(spark: SparkSession, job_group: str) -> list:
+    """(stage id, attempt id) of every stage that `job_group`'s jobs ran, in order."""
+    tracker = spark.sparkContext.statusTracker()
     stages = []
     for job in sorted(tracker.getJobIdsForGroup(job_group)):
         for stage_id in tracker.getJobInfo(job).stageIds:
             info = tracker.getStageInfo(stage_id)
-            if info is None:
-                continue
-            tasks = store.taskList(stage_id, info.currentAttemptId, 1_000_000)
-            durations = [
-                tasks.apply(i).duration().get()
-                for i in range(tasks.size())
-                if tasks.apply(i).duration().isDefined()
-            ]
-            if durations:
-                median = statistics.median(durations)
-                stages.append((stage_id, len(durations), median, max(durations)))
+            if info is not None:
+                stages.append((stage_id, info.currentAttemptId))
     return stages
 
 
-def normalize(rows):
-    """Rows from Spark and DuckDB as comparable tuples of ints."""
-    return [tuple(int(v) if v is not None else None for v in row) for row in rows]
+def stage_task_times(spark: SparkSession, job_group: str) -> list:
+    """(stage id, task count, median ms, slowest ms) of every stage run by `job_group`'s jobs."""
+    store = spark.sparkContext._jsc.sc().statusStore()
+    stages = []
+    for stage_id, attempt in group_stages(spark, job_group):
+        tasks = store.taskList(stage_id, attempt, 1_000_000)
+        durations = [
+            tasks.apply(i).duration().get()
+            for i in range(tasks.size())
+            if tasks.apply(i).duration().isDefined()
+        ]
+        if durations:
+            median = statistics.median(durations)
+            stages.append((stage_id, len(durations), median, max(durations)))
+    return stages
+
+
+def stage_profile(spark: SparkSession, job_group: str) -> list:
+    """Per stage that `job_group`'s jobs ran: its id, name (the call that ran it), wall seconds
+    from submission to completion, tasks, and the tasks' summed run time in seconds."""
+    jvm = spark.sparkContext._jvm
+    store = spark.sparkContext._jsc.sc().statusStore()
+    no_quantiles = spark.sparkContext._gateway.new_array(jvm.double, 0)
+    profile = []
+    for stage_id, _ in group_stages(spark, job_group):
+        attempts = store.stageData(stage_id, False, jvm.java.util.ArrayList(), False, no_quantiles)
+        data = attempts.apply(attempts.size() - 1)
+        if data.submissionTime().isEmpty() or data.completionTime().isEmpty():
+            continue
+        wall = data.completionTime().get().getTime() - data.submissionTime().get().getTime()
+        profile.append(
+            {
+                "stage": stage_id,
+                "name": data.name(),
+                "wall_s": wall / 1000,
+                "tasks": data.numCompleteTasks(),
+                "task_s": data.executorRunTime() / 1000,
+            }
+        )
+    return profile
 
 
 def cpu_note() -> str:

@@ -9,7 +9,8 @@ as rows.
    r share one key, through SlidingWindowHashJoinExec: once with
    `spark.sql.adaptive.skewJoin.enabled=false`, once with adaptive execution's skew split
    (`SplitSkewedKeyPartitions`). Partitions are coalesced to about `--advisory-mib` MiB, and one
-   over twice that is skewed.
+   over twice that is skewed; map tasks read twice that too, since the split cuts a partition
+   at map-output boundaries.
 
 Each answer (count and sum(r.id)) is checked against an independent plan: the equi-join of r.v
 with s.v + d for every offset d (and r.k with s.k), with the plugin off (Spark's hash or
@@ -146,6 +147,8 @@ def main() -> None:
         spark.conf.set(adaptive + "advisoryPartitionSizeInBytes", f"{args.advisory_mib}m")
         threshold = f"{2 * args.advisory_mib}m"
         spark.conf.set(adaptive + "skewJoin.skewedPartitionThresholdInBytes", threshold)
+        # The split cuts a partition at map-output boundaries: read in many map tasks.
+        spark.conf.set("spark.sql.files.maxPartitionBytes", threshold)
         label = "hot key (10% of r.k equal)"
         spark.conf.set("spark.sql.adaptive.skewJoin.enabled", "false")
         unsplit = band_join(spark, f"{label}, skew split off", "kr", "bs", 2, KEY)

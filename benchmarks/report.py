@@ -1,0 +1,167 @@
+"""The benchmark suite's outputs: a Markdown table, a CSV and a log-log chart of the scaling."""
+
+import csv
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402 (the backend is chosen first)
+
+ENGINES = {"vanilla": "vanilla Spark", "plugin": "spark-rangejoin", "duckdb": "DuckDB"}
+STYLE = {"vanilla": ("tab:red", "s"), "plugin": ("tab:blue", "o"), "duckdb": ("tab:green", "^")}
+
+
+@dataclass
+class Measurement:
+    """One workload at one size. `seconds[engine]` is None when the engine hit the cap."""
+
+    workload: str
+    rows: int
+    cap: float
+    operator: str = ""
+    seconds: dict = field(default_factory=dict)
+    profile: dict | None = None
+
+    def speedup(self, engine: str) -> float:
+        """The engine's time over the plugin's: a lower bound when the engine was capped."""
+        return (self.seconds[engine] or self.cap) / self.seconds["plugin"]
+
+    def slower_than_duckdb(self, factor: float) -> bool:
+        duck = self.seconds.get("duckdb")
+        return duck is not None and self.seconds["plugin"] > factor * duck
+
+
+def time_text(m: Measurement, engine: str) -> str:
+    if engine not in m.seconds:
+        return "-"
+    seconds = m.seconds[engine]
+    return f"> {m.cap:.0f} s" if seconds is None else f"{seconds:.3f} s"
+
+
+def ratio_text(m: Measurement, engine: str) -> str:
+    """How the plugin compares with `engine`: "12.3x faster", "> 40x faster", "2.1x slower"."""
+    if engine not in m.seconds:
+        return "-"
+    ratio = m.speedup(engine)
+    if m.seconds[engine] is None:
+        return f"> {ratio:.0f}x faster"
+    return f"{ratio:.1f}x faster" if ratio >= 1 else f"{1 / ratio:.1f}x slower"
+
+
+def markdown(table: list) -> str:
+    """The table of times and ratios, then the profile of each run that has one."""
+    lines = [
+        "| workload | rows per side | spark-rangejoin operator | vanilla Spark | spark-rangejoin "
+        "| DuckDB | plugin vs vanilla | plugin vs DuckDB |",
+        "|---|---:|---|---:|---:|---:|---|---|",
+    ]
+    for m in table:
+        operator = m.operator.split(",")[0]
+        lines.append(
+            f"| {m.workload} | {m.rows:,} | {operator} | {time_text(m, 'vanilla')} | "
+            f"{time_text(m, 'plugin')} | {time_text(m, 'duckdb')} | "
+            f"{ratio_text(m, 'vanilla')} | {ratio_text(m, 'duckdb')} |"
+        )
+    for m in (m for m in table if m.profile):
+        p = m.profile
+        stages = sum(s["wall_s"] for s in p["stages"])
+        lines += [
+            "",
+            f"Profile of {m.workload} (plugin {m.seconds['plugin']:.3f} s against DuckDB "
+            f"{m.seconds['duckdb']:.3f} s): one more run, {p['wall']:.3f} s, of which "
+            f"{stages:.3f} s in {len(p['stages'])} Spark stages and {p['wall'] - stages:.3f} s "
+            "on the driver outside stages (planning, scheduling, collecting results).",
+            "",
+            "| stage | call | wall | tasks | task time (sum) |",
+            "|---:|---|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {s['stage']} | {s['name']} | {s['wall_s']:.3f} s | {s['tasks']} | "
+            f"{s['task_s']:.3f} s |"
+            for s in p["stages"]
+        ]
+        metrics = ", ".join(f"{k} {v:,}" for k, v in sorted(p["metrics"].items()))
+        lines += ["", f"Operator metrics: {metrics}."]
+    return "\n".join(lines) + "\n"
+
+
+def write_csv(path: Path, rows: list) -> None:
+    with path.open("w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(
+            ["table", "workload", "rows", "engine", "seconds", "capped", "engine_over_plugin"]
+        )
+        for kind, m in rows:
+            for engine, seconds in m.seconds.items():
+                ratio = m.speedup(engine) if engine != "plugin" else 1.0
+                writer.writerow(
+                    [
+                        kind,
+                        m.workload,
+                        m.rows,
+                        engine,
+                        "" if seconds is None else f"{seconds:.4f}",
+                        seconds is None,
+                        f"{ratio:.3f}",
+                    ]
+                )
+
+
+def slope(points: list) -> float | None:
+    """The least-squares slope of log(time) on log(rows) over runs of at least 0.5 s, where
+    fixed costs no longer dominate: 1 is linear growth, 2 quadratic."""
+    xy = [(math.log10(n), math.log10(t)) for n, t in points if t >= 0.5]
+    if len(xy) < 2:
+        return None
+    mx = sum(x for x, _ in xy) / len(xy)
+    my = sum(y for _, y in xy) / len(xy)
+    return sum((x - mx) * (y - my) for x, y in xy) / sum((x - mx) ** 2 for x, _ in xy)
+
+
+def chart(path: Path, curves: dict) -> None:
+    fig, axes = plt.subplots(1, len(curves), figsize=(6 * len(curves), 4.8), squeeze=False)
+    for ax, (name, runs) in zip(axes[0], curves.items(), strict=True):
+        for engine, label in ENGINES.items():
+            color, marker = STYLE[engine]
+            done = [(m.rows, m.seconds[engine]) for m in runs if m.seconds.get(engine)]
+            capped = [m for m in runs if engine in m.seconds and m.seconds[engine] is None]
+            k = slope(done)
+            text = label + (f" (slope {k:.1f})" if k is not None else "")
+            if done:
+                ax.plot(*zip(*done, strict=True), color=color, marker=marker, label=text)
+            for m in capped:  # an arrow up from the cap: the run took longer
+                ax.scatter([m.rows], [m.cap], color=color, marker=6, s=80)
+                ax.annotate(
+                    f"> {m.cap:.0f} s cap",
+                    (m.rows, m.cap),
+                    color=color,
+                    textcoords="offset points",
+                    xytext=(6, -12),
+                )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(name)
+        ax.set_xlabel("rows per side")
+        ax.set_ylabel("seconds")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_reports(out: Path, table: list, curves: dict, setting: str) -> list:
+    """Writes suite.md, suite.csv and scaling.png to `out`; returns their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    md, csv_path, png = out / "suite.md", out / "suite.csv", out / "scaling.png"
+    curve_rows = [m for runs in curves.values() for m in runs]
+    md.write_text(
+        f"Setting: {setting}.\n\n{markdown(table)}\n"
+        f"The scaling chart's points:\n\n{markdown(curve_rows)}"
+    )
+    write_csv(csv_path, [("table", m) for m in table] + [("curve", m) for m in curve_rows])
+    chart(png, curves)
+    return [md, csv_path, png]

@@ -1,0 +1,209 @@
+"""The benchmark suite (`make bench`): every workload on vanilla Spark, Spark with the plugin and
+DuckDB, in one process on the same parquet files, with the answers checked against each other.
+
+1. The table: each workload of `workloads.py` at its rows x `--scale`.
+2. The scaling curves: the `--curves` workloads from 10^4 to `--max-rows` rows per side.
+
+Vanilla Spark and DuckDB stop at `--cap` seconds and are reported as "> cap"; a curve stops an
+engine after its first capped size. A run shorter than 10 s is repeated three times and its
+median reported, so a fast query's time is that of a warm JVM. Where the plugin is more than 3x
+slower than DuckDB, the suite runs it once more and records where the time went: each Spark
+stage's wall time and the operator's metrics. It writes `suite.md`, `suite.csv` and
+`scaling.png` to `--out`.
+"""
+
+import argparse
+import statistics
+import threading
+import time
+from pathlib import Path
+
+import duckdb
+from report import Measurement, write_reports
+from workloads import BY_NAME, WORKLOADS
+
+from common import cpu_note, plan_metrics, spark_session, stage_profile
+
+REPEAT_BELOW_S = 10.0
+CURVE_SIZES = (10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000)
+
+
+def normalized(rows) -> list:
+    """Rows as sorted tuples of comparable values: whole numbers as int, others as str."""
+
+    def value(v):
+        if isinstance(v, (int, float)) or hasattr(v, "as_integer_ratio"):
+            return int(v) if float(v).is_integer() else float(v)
+        return str(v)
+
+    return sorted(tuple(value(v) for v in row) for row in rows)
+
+
+class Heartbeat:
+    """Prints `label` and the seconds elapsed every 15 s until stopped: a long run is alive."""
+
+    def __init__(self, label: str):
+        self.label, self.stop = label, threading.Event()
+        self.start = time.perf_counter()
+        threading.Thread(target=self.beat, daemon=True).start()
+
+    def beat(self) -> None:
+        while not self.stop.wait(15):
+            print(f"    {self.label}: still running, {time.perf_counter() - self.start:.0f} s")
+
+
+class Engines:
+    """Vanilla Spark, Spark with the plugin and DuckDB (2 threads), over the same views."""
+
+    def __init__(self, driver_memory: str):
+        self.spark = spark_session(driver_memory=driver_memory)
+        self.duck = duckdb.connect()
+        self.duck.execute("SET threads = 2")
+
+    def register(self, tables: dict) -> None:
+        for view, path in tables.items():
+            self.spark.read.parquet(path).createOrReplaceTempView(view)
+            self.duck.execute(
+                f"CREATE OR REPLACE VIEW {view} AS SELECT * FROM read_parquet('{path}/*.parquet')"
+            )
+
+    def runner(self, engine: str, query: str):
+        """A function running `query` on `engine`, and one cancelling it."""
+        if engine == "duckdb":
+            return (lambda: self.duck.execute(query).fetchall()), self.duck.interrupt
+        accelerated = engine == "plugin"
+
+        def run():
+            self.spark.conf.set("spark.rangejoin.enabled", str(accelerated).lower())
+            return self.spark.sql(query).collect()
+
+        return run, self.spark.sparkContext.cancelAllJobs
+
+    def operator(self, query: str) -> str:
+        """The plugin's join node for `query`, as EXPLAIN prints it."""
+        self.spark.conf.set("spark.rangejoin.enabled", "true")
+        plan = self.spark.sql(query)._jdf.queryExecution().executedPlan().toString()
+        return next((line.strip(" :+-*") for line in plan.splitlines() if "Join" in line), "")
+
+
+def timed(label: str, run, cancel, cap: float | None):
+    """(seconds, rows) of `run`, or (None, None) past `cap` seconds; runs under 10 s are
+    repeated three times and the median taken."""
+    beat = Heartbeat(label)
+    timer = threading.Timer(cap, cancel) if cap else None
+    try:
+        if timer:
+            timer.start()
+        start = time.perf_counter()
+        try:
+            rows = run()
+        except Exception:
+            if timer and not timer.is_alive():  # cancelled at the cap
+                return None, None
+            raise
+        seconds = time.perf_counter() - start
+    finally:
+        if timer:
+            timer.cancel()
+        beat.stop.set()
+    if seconds < REPEAT_BELOW_S:
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - start)
+        seconds = statistics.median(times)
+    return seconds, rows
+
+
+class Suite:
+    def __init__(self, engines: Engines, cap: float):
+        self.engines, self.cap = engines, cap
+        self.done: dict = {}  # (workload, rows) -> Measurement
+        self.step = 0
+
+    def measure(self, name: str, rows: int, engines=("vanilla", "plugin", "duckdb")):
+        """Runs workload `name` at `rows` per side on `engines`; checks the answers agree."""
+        if (name, rows) in self.done:
+            return self.done[(name, rows)]
+        workload = BY_NAME[name]
+        self.engines.register(workload.tables(self.engines.spark, rows))
+        query = workload.query(rows)
+        result = Measurement(name, rows, self.cap, operator=self.engines.operator(query))
+        answers = {}
+        for engine in ("plugin", "vanilla", "duckdb"):
+            if engine not in engines:
+                continue
+            self.step += 1
+            label = f"[{self.step}] {name} {rows:,} rows: {engine}"
+            print(f"{label} ...", flush=True)
+            run, cancel = self.engines.runner(engine, query)
+            seconds, answer = timed(label, run, cancel, None if engine == "plugin" else self.cap)
+            result.seconds[engine] = seconds
+            if seconds is None:
+                print(f"{label}: > {self.cap:.0f} s (cap)", flush=True)
+                continue
+            answers[engine] = normalized(answer)
+            agree = answers[engine] == answers["plugin"]
+            print(f"{label}: {seconds:.3f} s, answer {answers[engine][:1]}", flush=True)
+            assert agree, f"{name} at {rows}: {engine} answered {answers[engine][:3]}, " + (
+                f"the plugin {answers['plugin'][:3]}"
+            )
+        if result.slower_than_duckdb(3.0):
+            result.profile = self.profile(name, query)
+        self.done[(name, rows)] = result
+        return result
+
+    def profile(self, name: str, query: str) -> dict:
+        """Runs the plugin once more in a job group: stage wall times and operator metrics."""
+        spark = self.engines.spark
+        spark.conf.set("spark.rangejoin.enabled", "true")
+        spark.sparkContext.setJobGroup(f"profile-{name}", name)
+        start = time.perf_counter()
+        df = spark.sql(query)
+        df.collect()
+        wall = time.perf_counter() - start
+        spark.sparkContext.setJobGroup("", "")
+        node = self.engines.operator(query).split(" ")[0]
+        metrics = {k: v for k, v in plan_metrics(df, node).items() if v}
+        return {"wall": wall, "stages": stage_profile(spark, f"profile-{name}"), "metrics": metrics}
+
+    def curve(self, name: str, max_rows: int) -> list:
+        """The workload from 10^4 to `max_rows` rows; a capped engine stops there."""
+        points, live = [], {"vanilla", "plugin", "duckdb"}
+        for rows in (n for n in CURVE_SIZES if n <= max_rows):
+            result = self.measure(name, rows, tuple(live))
+            points.append(result)
+            live -= {e for e in live if result.seconds.get(e) is None}
+        return points
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--scale", type=float, default=1.0, help="multiplies every table's rows")
+    parser.add_argument("--cap", type=float, default=30.0, help="seconds before a run stops")
+    parser.add_argument("--curves", default="anomaly,band", help="workloads for the chart")
+    parser.add_argument("--max-rows", type=int, default=10_000_000, help="largest curve size")
+    parser.add_argument("--only", help="comma-separated workloads for the table (default all)")
+    parser.add_argument("--driver-memory", default="8g")
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
+    args = parser.parse_args()
+
+    started = time.perf_counter()
+    suite = Suite(Engines(args.driver_memory), args.cap)
+    names = args.only.split(",") if args.only else [w.name for w in WORKLOADS]
+    table = [suite.measure(n, max(int(BY_NAME[n].rows * args.scale), 1)) for n in names]
+    curves = {n: suite.curve(n, args.max_rows) for n in args.curves.split(",") if n}
+    minutes = (time.perf_counter() - started) / 60
+    setting = (
+        f"{cpu_note()}, Spark {suite.engines.spark.version} local[2], DuckDB "
+        f"{duckdb.__version__} (2 threads), cap {args.cap:.0f} s, scale {args.scale:g}; "
+        f"whole suite {minutes:.1f} min"
+    )
+    paths = write_reports(Path(args.out), table, curves, setting)
+    print(f"wrote {', '.join(str(p) for p in paths)} ({minutes:.1f} min)")
+    suite.engines.spark.stop()
+
+
+if __name__ == "__main__":
+    main()

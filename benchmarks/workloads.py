@@ -1,0 +1,169 @@
+"""The workloads of the benchmark suite (`make bench`): their data, their query, their size.
+
+Each query is one SQL text that Spark and DuckDB both run, over views that the suite registers
+in both under the same names. Every answer is a few numbers or a small table, so answers compare
+exactly across the three engines.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pyspark.sql import SparkSession
+
+from common import employees, intervals, keyed_events, keyed_intervals, points, write_once
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    title: str
+    rows: int  # rows per side at scale 1
+    tables: Callable[[SparkSession, int], dict]  # (session, rows) -> {view: parquet path}
+    query: Callable[[int], str]  # rows -> SQL
+
+
+def calendar_and_periods(spark: SparkSession, rows: int) -> dict:
+    """A 10-year calendar of days, and `rows` periods [start_day, end_day) of 1 to 60 days.
+
+    A fifth of the periods start on 2020-01-01, the rest on a day uniform over the ten years.
+    """
+    calendar = write_once(
+        "calendar_3653.parquet",
+        lambda: spark.range(0, 3653, numPartitions=1).selectExpr(
+            "date_add(DATE'2020-01-01', CAST(id AS INT)) AS day"
+        ),
+    )
+    periods = write_once(
+        f"periods_{rows}.parquet",
+        lambda: spark.range(0, rows, numPartitions=2)
+        .selectExpr(
+            "id",
+            "CASE WHEN id % 5 = 0 THEN DATE'2020-01-01' "
+            "ELSE date_add(DATE'2020-01-01', CAST(rand(71) * 3653 AS INT)) END AS start_day",
+        )
+        .selectExpr(
+            "id", "start_day", "date_add(start_day, 1 + CAST(rand(72) * 60 AS INT)) AS end_day"
+        ),
+    )
+    return {"calendar": calendar, "periods": periods}
+
+
+def orders_and_lineitem(spark: SparkSession, rows: int) -> dict:
+    """TPC-H-shaped: `rows` line items over rows / 4 orders.
+
+    As in TPC-H, order keys are sparse (4 apart), customer keys range over orders / 10 values
+    and part keys over line items / 30, so about 0.5 x 0.375 of all pairs match the query.
+    """
+    orders = rows // 4
+    orders_path = write_once(
+        f"orders_{orders}.parquet",
+        lambda: spark.range(0, orders, numPartitions=2).selectExpr(
+            "id * 4 + 1 AS o_orderkey",
+            f"1 + CAST(rand(81) * {max(orders // 10, 1)} AS BIGINT) AS o_custkey",
+        ),
+    )
+    lineitem_path = write_once(
+        f"lineitem_{rows}.parquet",
+        lambda: spark.range(0, rows, numPartitions=2).selectExpr(
+            f"CAST(rand(82) * {orders} AS BIGINT) * 4 + 1 AS l_orderkey",
+            f"1 + CAST(rand(83) * {max(rows // 30, 1)} AS BIGINT) AS l_partkey",
+        ),
+    )
+    return {"orders": orders_path, "lineitem": lineitem_path}
+
+
+def band_width(rows: int) -> float:
+    """Half the band for about one match per row: points are uniform over [0, 1e6)."""
+    return 0.5 * 1_000_000 / rows
+
+
+WORKLOADS = [
+    Workload(
+        "anomaly",
+        "employees anomaly self-join: r.salary < s.salary AND r.tax > s.tax",
+        1_000_000,
+        lambda spark, n: {"employees": employees(spark, n)},
+        lambda n: "SELECT count(*), sum(r.id), sum(s.id) FROM employees r JOIN employees s "
+        "ON r.salary < s.salary AND r.tax > s.tax",
+    ),
+    Workload(
+        "overlap",
+        "events interval overlap self-join with r.id <> s.id",
+        1_000_000,
+        lambda spark, n: {"events": intervals(spark, "ia", n, 21)},
+        lambda n: "SELECT count(*), sum(r.id) FROM events r JOIN events s "
+        "ON r.start <= s.end AND r.end >= s.start AND r.id <> s.id",
+    ),
+    Workload(
+        "point_in_period",
+        "point-in-period: days x periods, grouped by day; a fifth of the periods start on one day",
+        1_000_000,
+        calendar_and_periods,
+        lambda n: "SELECT c.day, count(*) AS active FROM calendar c JOIN periods p "
+        "ON c.day >= p.start_day AND c.day < p.end_day GROUP BY c.day",
+    ),
+    Workload(
+        "band",
+        "band join: r.v BETWEEN s.v - w AND s.v + w, about one match per row",
+        1_000_000,
+        lambda spark, n: {"pa": points(spark, "pa", n, 31), "pb": points(spark, "pb", n, 32)},
+        lambda n: f"SELECT count(*), sum(r.id) FROM pa r JOIN pb s "
+        f"ON r.v BETWEEN s.v - {band_width(n)} AND s.v + {band_width(n)}",
+    ),
+    Workload(
+        "keyed_window",
+        "equality + time window on 5 keys: l.key = r.key AND l.ts BETWEEN r.ts - 50 AND r.ts + 50",
+        100_000,
+        lambda spark, n: {
+            "ka": keyed_events(spark, "ka", n, 5, 41),
+            "kb": keyed_events(spark, "kb", n, 5, 42),
+        },
+        lambda n: "SELECT count(*), sum(l.id) FROM ka l JOIN kb r "
+        "ON l.key = r.key AND l.ts BETWEEN r.ts - 50 AND r.ts + 50",
+    ),
+    Workload(
+        "keyed_overlap",
+        "interval overlap on 5 chromosomes: a.chrom = b.chrom AND a.start <= b.end AND ...",
+        100_000,
+        lambda spark, n: {
+            "ca": keyed_intervals(spark, "ca", n, 5, 51),
+            "cb": keyed_intervals(spark, "cb", n, 5, 52),
+        },
+        lambda n: "SELECT count(*), sum(a.id) FROM ca a JOIN cb b "
+        "ON a.chrom = b.chrom AND a.start <= b.end AND a.end >= b.start",
+    ),
+    Workload(
+        "exists",
+        "EXISTS on one inequality: r.v > s.v + 999000",
+        1_000_000,
+        lambda spark, n: {"pa": points(spark, "pa", n, 31), "pb": points(spark, "pb", n, 32)},
+        lambda n: "SELECT count(*) FROM pa r "
+        "WHERE EXISTS (SELECT 1 FROM pb s WHERE r.v > s.v + 999000)",
+    ),
+    Workload(
+        "not_exists",
+        "NOT EXISTS on one inequality: r.v > s.v + 999000",
+        1_000_000,
+        lambda spark, n: {"pa": points(spark, "pa", n, 31), "pb": points(spark, "pb", n, 32)},
+        lambda n: "SELECT count(*) FROM pa r "
+        "WHERE NOT EXISTS (SELECT 1 FROM pb s WHERE r.v > s.v + 999000)",
+    ),
+    Workload(
+        "left_outer",
+        "left outer interval overlap join",
+        1_000_000,
+        lambda spark, n: {"ia": intervals(spark, "ia", n, 21), "ib": intervals(spark, "ib", n, 23)},
+        lambda n: "SELECT count(*), count(s.id), sum(s.id) FROM ia r LEFT JOIN ib s "
+        "ON r.start <= s.end AND r.end >= s.start",
+    ),
+    Workload(
+        "tpch",
+        "TPC-H-shaped lineitem x orders: l_orderkey > o_orderkey AND l_partkey < o_custkey",
+        60_000,
+        orders_and_lineitem,
+        lambda n: "SELECT count(*) FROM lineitem JOIN orders "
+        "ON l_orderkey > o_orderkey AND l_partkey < o_custkey",
+    ),
+]
+
+BY_NAME = {w.name: w for w in WORKLOADS}
