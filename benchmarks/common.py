@@ -218,8 +218,10 @@ def stage_task_times(spark: SparkSession, job_group: str) -> list:
 
 
 def stage_profile(spark: SparkSession, job_group: str) -> list:
-    """Per stage that `job_group`'s jobs ran: its id, name (the call that ran it), wall seconds
-    from submission to completion, tasks, and the tasks' summed run time in seconds."""
+    """Per stage that `job_group`'s jobs ran: its id, what it ran (the plan nodes whose RDDs it
+    computed, as the Spark UI's stage graph groups them, and whether it read cached blocks), its
+    submission and completion (epoch seconds) and wall seconds between them, tasks, and the
+    tasks' summed run time in seconds."""
     jvm = spark.sparkContext._jvm
     store = spark.sparkContext._jsc.sc().statusStore()
     no_quantiles = spark.sparkContext._gateway.new_array(jvm.double, 0)
@@ -229,12 +231,20 @@ def stage_profile(spark: SparkSession, job_group: str) -> list:
         data = attempts.apply(attempts.size() - 1)
         if data.submissionTime().isEmpty() or data.completionTime().isEmpty():
             continue
-        wall = data.completionTime().get().getTime() - data.submissionTime().get().getTime()
+        start = data.submissionTime().get().getTime() / 1000
+        end = data.completionTime().get().getTime() / 1000
+        graph = store.operationGraphForStage(stage_id).rootCluster()
+        clusters = graph.childClusters()
+        nodes = [clusters.apply(i).name().strip() for i in range(clusters.size())]
+        if graph.getCachedNodes().size():
+            nodes.append("caches or reads sorted blocks")
         profile.append(
             {
                 "stage": stage_id,
-                "name": data.name(),
-                "wall_s": wall / 1000,
+                "name": ", ".join(nodes),
+                "start": start,
+                "end": end,
+                "wall_s": end - start,
                 "tasks": data.numCompleteTasks(),
                 "task_s": data.executorRunTime() / 1000,
             }

@@ -67,15 +67,16 @@ def markdown(table: list) -> str:
         )
     for m in (m for m in table if m.profile):
         p = m.profile
-        stages = sum(s["wall_s"] for s in p["stages"])
+        span = max(s["end"] for s in p["stages"]) - min(s["start"] for s in p["stages"])
         lines += [
             "",
             f"Profile of {m.workload} (plugin {m.seconds['plugin']:.3f} s against DuckDB "
             f"{m.seconds['duckdb']:.3f} s): one more run, {p['wall']:.3f} s, of which "
-            f"{stages:.3f} s in {len(p['stages'])} Spark stages and {p['wall'] - stages:.3f} s "
-            "on the driver outside stages (planning, scheduling, collecting results).",
+            f"{span:.3f} s from the first stage's start to the last one's end "
+            f"({len(p['stages'])} stages, some side by side) and {p['wall'] - span:.3f} s on "
+            "the driver outside stages (planning, scheduling, collecting results).",
             "",
-            "| stage | call | wall | tasks | task time (sum) |",
+            "| stage | runs | wall | tasks | task time (sum) |",
             "|---:|---|---:|---:|---:|",
         ]
         lines += [
@@ -83,9 +84,18 @@ def markdown(table: list) -> str:
             f"{s['task_s']:.3f} s |"
             for s in p["stages"]
         ]
-        metrics = ", ".join(f"{k} {v:,}" for k, v in sorted(p["metrics"].items()))
+        metrics = ", ".join(metric_text(k, v) for k, v in sorted(p["metrics"].items()))
         lines += ["", f"Operator metrics: {metrics}."]
     return "\n".join(lines) + "\n"
+
+
+def metric_text(name: str, value: int) -> str:
+    """A SQL metric's value in its unit: timings are in nanoseconds, sizes in bytes."""
+    if name.endswith("Time"):
+        return f"{name} {value / 1e9:.3f} s"
+    if name.endswith(("Memory", "Size", "OnDisk")):
+        return f"{name} {value / 2**20:.1f} MiB"
+    return f"{name} {value:,}"
 
 
 def write_csv(path: Path, rows: list) -> None:

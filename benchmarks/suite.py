@@ -4,12 +4,12 @@ DuckDB, in one process on the same parquet files, with the answers checked again
 1. The table: each workload of `workloads.py` at its rows x `--scale`.
 2. The scaling curves: the `--curves` workloads from 10^4 to `--max-rows` rows per side.
 
-Vanilla Spark and DuckDB stop at `--cap` seconds and are reported as "> cap"; a curve stops an
-engine after its first capped size. A run shorter than 10 s is repeated three times and its
-median reported, so a fast query's time is that of a warm JVM. Where the plugin is more than 3x
-slower than DuckDB, the suite runs it once more and records where the time went: each Spark
-stage's wall time and the operator's metrics. It writes `suite.md`, `suite.csv` and
-`scaling.png` to `--out`.
+Vanilla Spark and DuckDB stop at `--cap` seconds (`--curve-cap` in the curves) and are reported
+as "> cap"; a curve stops an engine after its first capped size. A run shorter than 10 s is
+repeated three times and its median reported, so a fast query's time is that of a warm JVM.
+Where the plugin is more than 3x slower than DuckDB in the table, the suite runs it once more and
+records where the time went: each Spark stage's wall time and the operator's metrics. It writes
+`suite.md`, `suite.csv` and `scaling.png` to `--out`.
 """
 
 import argparse
@@ -24,6 +24,7 @@ from workloads import BY_NAME, WORKLOADS
 
 from common import cpu_note, plan_metrics, spark_session, stage_profile
 
+ENGINES = ("vanilla", "plugin", "duckdb")
 REPEAT_BELOW_S = 10.0
 CURVE_SIZES = (10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000)
 
@@ -117,19 +118,22 @@ def timed(label: str, run, cancel, cap: float | None):
 
 
 class Suite:
-    def __init__(self, engines: Engines, cap: float):
-        self.engines, self.cap = engines, cap
+    def __init__(self, engines: Engines, cap: float, curve_cap: float):
+        self.engines, self.cap, self.curve_cap = engines, cap, curve_cap
         self.done: dict = {}  # (workload, rows) -> Measurement
         self.step = 0
 
-    def measure(self, name: str, rows: int, engines=("vanilla", "plugin", "duckdb")):
-        """Runs workload `name` at `rows` per side on `engines`; checks the answers agree."""
+    def measure(self, name: str, rows: int, engines=ENGINES, cap=None, profile=True):
+        """Runs workload `name` at `rows` per side on `engines`, vanilla Spark and DuckDB capped
+        at `cap` seconds (default `--cap`); checks the answers agree. With `profile`, profiles
+        the plugin where it is more than 3x slower than DuckDB."""
         if (name, rows) in self.done:
             return self.done[(name, rows)]
         workload = BY_NAME[name]
         self.engines.register(workload.tables(self.engines.spark, rows))
         query = workload.query(rows)
-        result = Measurement(name, rows, self.cap, operator=self.engines.operator(query))
+        cap = cap or self.cap
+        result = Measurement(name, rows, cap, operator=self.engines.operator(query))
         answers = {}
         for engine in ("plugin", "vanilla", "duckdb"):
             if engine not in engines:
@@ -138,10 +142,10 @@ class Suite:
             label = f"[{self.step}] {name} {rows:,} rows: {engine}"
             print(f"{label} ...", flush=True)
             run, cancel = self.engines.runner(engine, query)
-            seconds, answer = timed(label, run, cancel, None if engine == "plugin" else self.cap)
+            seconds, answer = timed(label, run, cancel, None if engine == "plugin" else cap)
             result.seconds[engine] = seconds
             if seconds is None:
-                print(f"{label}: > {self.cap:.0f} s (cap)", flush=True)
+                print(f"{label}: > {cap:.0f} s (cap)", flush=True)
                 continue
             answers[engine] = normalized(answer)
             agree = answers[engine] == answers["plugin"]
@@ -149,30 +153,31 @@ class Suite:
             assert agree, f"{name} at {rows}: {engine} answered {answers[engine][:3]}, " + (
                 f"the plugin {answers['plugin'][:3]}"
             )
-        if result.slower_than_duckdb(3.0):
-            result.profile = self.profile(name, query)
+        if profile and result.slower_than_duckdb(3.0):
+            result.profile = self.profile(f"profile-{name}-{rows}", query)
         self.done[(name, rows)] = result
         return result
 
-    def profile(self, name: str, query: str) -> dict:
-        """Runs the plugin once more in a job group: stage wall times and operator metrics."""
+    def profile(self, group: str, query: str) -> dict:
+        """Runs the plugin once more in job group `group`: stage times and operator metrics."""
         spark = self.engines.spark
         spark.conf.set("spark.rangejoin.enabled", "true")
-        spark.sparkContext.setJobGroup(f"profile-{name}", name)
+        spark.sparkContext.setJobGroup(group, group)
         start = time.perf_counter()
         df = spark.sql(query)
         df.collect()
         wall = time.perf_counter() - start
-        spark.sparkContext.setJobGroup("", "")
+        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
         node = self.engines.operator(query).split(" ")[0]
         metrics = {k: v for k, v in plan_metrics(df, node).items() if v}
-        return {"wall": wall, "stages": stage_profile(spark, f"profile-{name}"), "metrics": metrics}
+        return {"wall": wall, "stages": stage_profile(spark, group), "metrics": metrics}
 
     def curve(self, name: str, max_rows: int) -> list:
-        """The workload from 10^4 to `max_rows` rows; a capped engine stops there."""
-        points, live = [], {"vanilla", "plugin", "duckdb"}
+        """The workload from 10^4 to `max_rows` rows, capped at `--curve-cap` seconds; a capped
+        engine stops there. Sizes already in the table are not run again."""
+        points, live = [], set(ENGINES)
         for rows in (n for n in CURVE_SIZES if n <= max_rows):
-            result = self.measure(name, rows, tuple(live))
+            result = self.measure(name, rows, tuple(live), self.curve_cap, profile=False)
             points.append(result)
             live -= {e for e in live if result.seconds.get(e) is None}
         return points
@@ -182,6 +187,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every table's rows")
     parser.add_argument("--cap", type=float, default=30.0, help="seconds before a run stops")
+    parser.add_argument("--curve-cap", type=float, default=60.0, help="--cap for the curves")
     parser.add_argument("--curves", default="anomaly,band", help="workloads for the chart")
     parser.add_argument("--max-rows", type=int, default=10_000_000, help="largest curve size")
     parser.add_argument("--only", help="comma-separated workloads for the table (default all)")
@@ -190,14 +196,15 @@ def main() -> None:
     args = parser.parse_args()
 
     started = time.perf_counter()
-    suite = Suite(Engines(args.driver_memory), args.cap)
+    suite = Suite(Engines(args.driver_memory), args.cap, args.curve_cap)
     names = args.only.split(",") if args.only else [w.name for w in WORKLOADS]
     table = [suite.measure(n, max(int(BY_NAME[n].rows * args.scale), 1)) for n in names]
     curves = {n: suite.curve(n, args.max_rows) for n in args.curves.split(",") if n}
     minutes = (time.perf_counter() - started) / 60
     setting = (
         f"{cpu_note()}, Spark {suite.engines.spark.version} local[2], DuckDB "
-        f"{duckdb.__version__} (2 threads), cap {args.cap:.0f} s, scale {args.scale:g}; "
+        f"{duckdb.__version__} (2 threads), cap {args.cap:.0f} s (curves {args.curve_cap:.0f} s), "
+        f"scale {args.scale:g}; "
         f"whole suite {minutes:.1f} min"
     )
     paths = write_reports(Path(args.out), table, curves, setting)
