@@ -121,9 +121,10 @@ def write_csv(path: Path, rows: list) -> None:
 
 
 def slope(points: list) -> float | None:
-    """The least-squares slope of log(time) on log(rows) over runs of at least 0.5 s, where
-    fixed costs no longer dominate: 1 is linear growth, 2 quadratic."""
-    xy = [(math.log10(n), math.log10(t)) for n, t in points if t >= 0.5]
+    """The growth exponent at scale: the least-squares slope of log(time) on log(rows) over the
+    three largest sizes that ran at least 0.5 s (where fixed costs no longer dominate); 1 is
+    linear growth, 2 quadratic."""
+    xy = [(math.log10(n), math.log10(t)) for n, t in sorted(points) if t >= 0.5][-3:]
     if len(xy) < 2:
         return None
     mx = sum(x for x, _ in xy) / len(xy)

@@ -33,12 +33,14 @@ def test_a_capped_engine_is_a_lower_bound():
     assert m.slower_than_duckdb(2.9) and not m.slower_than_duckdb(3.1)
 
 
-def test_slope_is_the_growth_exponent_above_half_a_second():
+def test_slope_is_the_growth_exponent_at_the_largest_sizes():
     quadratic = [(n, 1e-9 * n * n) for n in (1e4, 1e5, 1e6)]
     assert abs(slope(quadratic) - 2.0) < 1e-9
     linear_with_fixed_cost = [(1e4, 0.3), (1e5, 0.4), (1e6, 1.0), (1e7, 10.0)]
     assert abs(slope(linear_with_fixed_cost) - 1.0) < 1e-9
     assert slope([(1e4, 0.1), (1e5, 0.2)]) is None
+    fallback_then_linear = [(1e4, 0.7), (1e6, 1.0), (1e7, 10.0), (1e8, 100.0)]
+    assert abs(slope(fallback_then_linear) - 1.0) < 1e-9
 
 
 def test_writes_table_csv_and_chart(tmp_path):
