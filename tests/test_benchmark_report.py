@@ -56,3 +56,15 @@ def test_writes_table_csv_and_chart(tmp_path):
     capped = [r for r in rows if r["capped"] == "True"]
     assert [(r["engine"], r["seconds"]) for r in capped] == [("vanilla", "")]
     assert paths[2].read_bytes()[:4] == b"\x89PNG"
+
+
+def test_readme_shows_the_reference_run():
+    """The README's suite table is the one the committed reference run wrote, and its chart is
+    that run's."""
+    root = Path(__file__).resolve().parent.parent
+    results = root / "benchmarks" / "results"
+    table = (results / "suite.md").read_text().split("\n\n")[1]
+    readme = (root / "README.md").read_text()
+    assert table in readme
+    assert "](benchmarks/results/scaling.png)" in readme
+    assert (results / "scaling.png").exists() and (results / "suite.csv").exists()
