@@ -146,6 +146,13 @@ class KeyedJoinSuite extends RangeJoinTestBase {
         val joins = collect(plan) { case j: KeyClusteredJoinExec => j.skewSplit }
         assert(joins == Seq(split), s"skew split expected: $split in\n$plan")
       }
+      // An aggregate on the key above the join needs its rows clustered by the key: with the
+      // hot key's rows split over tasks, each key must still be counted once.
+      for ((condition, operator) <- conditions)
+        checkOperator(
+          s"SELECT l.k, count(*) FROM l JOIN r ON $condition GROUP BY l.k",
+          Some(operator)
+        )
     }
   }
 }

@@ -28,7 +28,8 @@ trait KeyClusteredJoinExec extends BinaryExecNode {
   /**
    * Whether adaptive execution split this join's skewed partitions
    * ([[rangejoin.planning.SplitSkewedKeyPartitions]]): its inputs are then no longer clustered by
-   * the keys, only each task's pair of pieces is, and the join requires no distribution.
+   * the keys, only each task's pair of pieces is: the join requires no distribution and
+   * promises none.
    */
   def skewSplit: Boolean
 
@@ -48,6 +49,7 @@ trait KeyClusteredJoinExec extends BinaryExecNode {
       .map(_.map(SortOrder(_, Ascending)))
 
   override def outputPartitioning: Partitioning = joinType match {
+    case _ if skewSplit => UnknownPartitioning(left.outputPartitioning.numPartitions)
     case _: InnerLike =>
       PartitioningCollection(Seq(left.outputPartitioning, right.outputPartitioning))
     case RightOuter => right.outputPartitioning
