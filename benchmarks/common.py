@@ -167,6 +167,11 @@ def plan_text(spark: SparkSession, query: str) -> str:
     return spark.sql(query)._jdf.queryExecution().executedPlan().toString()
 
 
+def join_line(plan: str) -> str:
+    """The first join node of an EXPLAIN text, as it prints: the operator, then its details."""
+    return next((line.strip(" :+-*") for line in plan.splitlines() if "Join" in line), "")
+
+
 def plan_metrics(df, operator: str) -> dict:
     """The SQL metrics of the first `operator` node of `df`'s executed plan, once it ran."""
     pending = [df._jdf.queryExecution().executedPlan()]

@@ -22,7 +22,7 @@ JVMs of 1 GiB each.
 import argparse
 import time
 
-from common import plan_metrics, spark_session, stage_task_times, write_once
+from common import join_line, plan_metrics, spark_session, stage_task_times, write_once
 
 BAND = """
 SELECT count(*), sum(r.id) FROM {r} r JOIN {s} s ON {key}r.v BETWEEN s.v - {c} AND s.v + {c}
@@ -89,7 +89,7 @@ def band_join(spark, label: str, r: str, s: str, c: int, key: str) -> tuple:
     pairs, ids = df.collect()[0]
     seconds = time.perf_counter() - start
     plan = df._jdf.queryExecution().executedPlan().toString()
-    operator = next(line.strip(" :+-*") for line in plan.splitlines() if "Join" in line)
+    operator = join_line(plan)
     print(f"[{label}] {operator}", flush=True)
     print(f"[{label}] spark-rangejoin: {seconds:.1f} s -> {pairs:,} pairs, sum(r.id) {ids:,}")
     for stage, tasks, median, slowest in stage_task_times(spark, label):

@@ -20,12 +20,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import duckdb
-from report import Measurement, write_reports
+from report import ENGINES, Measurement, write_reports
 from workloads import BY_NAME, WORKLOADS
 
-from common import cpu_note, plan_metrics, spark_session, stage_profile
+from common import cpu_note, join_line, plan_metrics, plan_text, spark_session, stage_profile
 
-ENGINES = ("vanilla", "plugin", "duckdb")
 REPEAT_BELOW_S = 10.0
 CURVE_SIZES = (10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000)
 
@@ -34,7 +33,7 @@ def normalized(rows) -> list:
     """Rows as sorted tuples of comparable values: whole numbers as int, others as str."""
 
     def value(v):
-        if isinstance(v, (int, float)) or hasattr(v, "as_integer_ratio"):
+        if hasattr(v, "as_integer_ratio"):  # int, float, Decimal
             return int(v) if float(v).is_integer() else float(v)
         return str(v)
 
@@ -84,8 +83,7 @@ class Engines:
     def operator(self, query: str) -> str:
         """The plugin's join node for `query`, as EXPLAIN prints it."""
         self.spark.conf.set("spark.rangejoin.enabled", "true")
-        plan = self.spark.sql(query)._jdf.queryExecution().executedPlan().toString()
-        return next((line.strip(" :+-*") for line in plan.splitlines() if "Join" in line), "")
+        return join_line(plan_text(self.spark, query))
 
 
 def timed(label: str, run, cancel, cap: float | None):
@@ -124,7 +122,7 @@ class Suite:
         self.done: dict = {}  # (workload, rows) -> Measurement
         self.step = 0
 
-    def measure(self, name: str, rows: int, engines=ENGINES, cap=None, profile=True):
+    def measure(self, name: str, rows: int, engines=tuple(ENGINES), cap=None, profile=True):
         """Runs workload `name` at `rows` per side on `engines`, vanilla Spark and DuckDB capped
         at `cap` seconds (default `--cap`); checks the answers agree. With `profile`, profiles
         the plugin where it is more than 3x slower than DuckDB."""
@@ -155,12 +153,14 @@ class Suite:
                 f"the plugin {answers['plugin'][:3]}"
             )
         if profile and result.slower_than_duckdb(3.0):
-            result.profile = self.profile(f"profile-{name}-{rows}", query)
+            node = result.operator.split(" ")[0]
+            result.profile = self.profile(f"profile-{name}-{rows}", query, node)
         self.done[(name, rows)] = result
         return result
 
-    def profile(self, group: str, query: str) -> dict:
-        """Runs the plugin once more in job group `group`: stage times and operator metrics."""
+    def profile(self, group: str, query: str, node: str) -> dict:
+        """Runs the plugin once more in job group `group`: stage times and the metrics of its
+        join node `node`."""
         spark = self.engines.spark
         spark.conf.set("spark.rangejoin.enabled", "true")
         spark.sparkContext.setJobGroup(group, group)
@@ -169,7 +169,6 @@ class Suite:
         df.collect()
         wall = time.perf_counter() - start
         spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
-        node = self.engines.operator(query).split(" ")[0]
         metrics = {k: v for k, v in plan_metrics(df, node).items() if v}
         return {"wall": wall, "stages": stage_profile(spark, group), "metrics": metrics}
 
