@@ -10,9 +10,9 @@ ThisBuild / version := "0.1.0"
 lazy val root = (project in file("."))
   .settings(
     name := "rangejoin",
-    Compile / scalaSource := baseDirectory.value / "scala" / "src" / "main",
-    Test / scalaSource := baseDirectory.value / "scala" / "src" / "test",
-    Compile / resourceDirectory := baseDirectory.value / "scala" / "resources",
+    Compile / scalaSource := baseDirectory.value / "scala" / "src" / "main" / "scala",
+    Test / scalaSource := baseDirectory.value / "scala" / "src" / "test" / "scala",
+    Compile / resourceDirectory := baseDirectory.value / "scala" / "src" / "main" / "resources",
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Xlint:-unused,_"),
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,

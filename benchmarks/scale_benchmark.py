@@ -6,7 +6,7 @@ as rows.
    matches per row), through IEJoinExec.
 2. Hot value: the same band join with +-2, where 10% of the rows of r share one value of v.
 3. Hot equality key: `r.k = s.k AND r.v BETWEEN s.v - 2 AND s.v + 2`, where 10% of the rows of
-   r share one key, through SlidingWindowHashJoinExec: once with
+   r share one key, through SlidingWindowJoinExec: once with
    `spark.sql.adaptive.skewJoin.enabled=false`, once with adaptive execution's skew split
    (`SplitSkewedKeyPartitions`). Partitions are coalesced to about `--advisory-mib` MiB, and one
    over twice that is skewed; map tasks read twice that too, since the split cuts a partition

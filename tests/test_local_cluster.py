@@ -33,9 +33,9 @@ queries = [
     ("PiecewiseMergeJoin", "SELECT count(*), sum(t.id) FROM t JOIN u ON t.a < u.a - 70"),
     ("PiecewiseMergeJoin", "SELECT count(*) FROM t LEFT ANTI JOIN u ON t.a < u.a - 60 "
                            "AND t.id <> u.id"),
-    ("SlidingWindowHashJoin", "SELECT count(*), sum(t.id) FROM t JOIN u "
+    ("SlidingWindowJoin", "SELECT count(*), sum(t.id) FROM t JOIN u "
                               "ON t.a = u.a AND t.b BETWEEN u.b - 3 AND u.b + 2"),
-    ("SlidingWindowHashJoin", "SELECT count(t.id), count(u.id) FROM t FULL JOIN u "
+    ("SlidingWindowJoin", "SELECT count(t.id), count(u.id) FROM t FULL JOIN u "
                               "ON t.a = u.a AND t.b BETWEEN u.b AND u.b + 1"),
     ("KeyGroupIEJoin", "SELECT count(*), count(u.id) FROM t LEFT JOIN u "
                        "ON t.a = u.a AND t.b < u.b AND t.id > u.id"),

@@ -1,0 +1,27 @@
+package rangejoin
+
+import org.apache.spark.sql.SparkSessionExtensions
+
+import rangejoin.adaptive.SplitSkewedKeyPartitions
+import rangejoin.planning.RangeJoinStrategy
+
+/**
+ * Registers spark-rangejoin with a Spark session.
+ *
+ * From Scala or Java:
+ * {{{
+ *   SparkSession.builder()
+ *     .config("spark.sql.extensions", "rangejoin.RangeJoinExtensions")
+ *     .getOrCreate()
+ * }}}
+ * From PySpark: `rangejoin.configure(SparkSession.builder).getOrCreate()`. From spark-submit or
+ * spark-sql: `--jars <jar> --conf spark.sql.extensions=rangejoin.RangeJoinExtensions`.
+ */
+class RangeJoinExtensions extends (SparkSessionExtensions => Unit) {
+  override def apply(extensions: SparkSessionExtensions): Unit = {
+    // Planner: join conditions with inequalities become range-join operators.
+    extensions.injectPlannerStrategy(session => RangeJoinStrategy(session))
+    // Adaptive execution: a keyed join's skewed partitions run in several tasks.
+    extensions.injectQueryStagePrepRule(_ => SplitSkewedKeyPartitions)
+  }
+}

@@ -1,0 +1,94 @@
+package rangejoin.condition
+
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.types._
+
+import rangejoin.local.InequalityOp
+
+/**
+ * A join condition split into the parts the operators use.
+ *
+ * @param equalities conjuncts `f(left) = g(right)` (also `<=>`), in condition order
+ * @param inequalities conjuncts `f(left) op g(right)` with a key type the operators can sort
+ * @param residuals every other conjunct; evaluated on candidate pairs
+ */
+final case class JoinConjuncts(
+    equalities: Seq[Equality],
+    inequalities: Seq[Inequality],
+    residuals: Seq[Expression]
+)
+
+/** `left = right` (or `left <=> right` when `nullSafe`), each side over one join input. */
+final case class Equality(left: Expression, right: Expression, nullSafe: Boolean) {
+  override def toString: String = s"${left.sql} ${if (nullSafe) "<=>" else "="} ${right.sql}"
+}
+
+/**
+ * Classifies each conjunct of a join condition once.
+ *
+ * A conjunct is an inequality when it is `a op b` with `op` in `< <= > >=`, it is deterministic,
+ * one operand references only the left input and the other only the right (each at least one
+ * column), and the operands' type is one [[isSortableKeyType]] accepts. `BETWEEN` needs no case of
+ * its own: Spark rewrites it into two such comparisons before planning.
+ */
+object JoinConditionAnalysis extends PredicateHelper {
+
+  def analyze(condition: Expression, left: AttributeSet, right: AttributeSet): JoinConjuncts = {
+    val conjuncts = splitConjunctivePredicates(condition)
+    val equalities = Seq.newBuilder[Equality]
+    val inequalities = Seq.newBuilder[Inequality]
+    val residuals = Seq.newBuilder[Expression]
+    conjuncts.foreach { c =>
+      equality(c, left, right) match {
+        case Some(eq) => equalities += eq
+        case None =>
+          inequality(c, left, right) match {
+            case Some(ineq) => inequalities += ineq
+            case None => residuals += c
+          }
+      }
+    }
+    JoinConjuncts(equalities.result(), inequalities.result(), residuals.result())
+  }
+
+  /** Types whose Spark ordering the operators reproduce exactly (see `KeyEncoder`). */
+  def isSortableKeyType(dt: DataType): Boolean = dt match {
+    case BooleanType | ByteType | ShortType | IntegerType | LongType => true
+    case FloatType | DoubleType | DateType | TimestampType | TimestampNTZType => true
+    case _: DecimalType | BinaryType => true
+    case _: YearMonthIntervalType | _: DayTimeIntervalType => true
+    case st: StringType => st == StringType // the default, binary-ordered collation
+    case _ => false
+  }
+
+  private def sides(a: Expression, b: Expression, left: AttributeSet, right: AttributeSet)
+      : Option[Boolean] = {
+    def only(e: Expression, side: AttributeSet) =
+      e.references.nonEmpty && e.references.subsetOf(side)
+    if (only(a, left) && only(b, right)) Some(true)
+    else if (only(a, right) && only(b, left)) Some(false)
+    else None
+  }
+
+  private def equality(c: Expression, left: AttributeSet, right: AttributeSet)
+      : Option[Equality] = {
+    def oriented(a: Expression, b: Expression, nullSafe: Boolean) =
+      sides(a, b, left, right).filter(_ => c.deterministic).map { leftFirst =>
+        if (leftFirst) Equality(a, b, nullSafe) else Equality(b, a, nullSafe)
+      }
+    c match {
+      case EqualTo(a, b) => oriented(a, b, nullSafe = false)
+      case EqualNullSafe(a, b) => oriented(a, b, nullSafe = true)
+      case _ => None
+    }
+  }
+
+  private def inequality(c: Expression, left: AttributeSet, right: AttributeSet)
+      : Option[Inequality] = c match {
+    case Comparison(a, op, b) if c.deterministic && isSortableKeyType(a.dataType) =>
+      sides(a, b, left, right).map { leftFirst =>
+        if (leftFirst) Inequality(a, op, b) else Inequality(b, op.flip, a)
+      }
+    case _ => None
+  }
+}

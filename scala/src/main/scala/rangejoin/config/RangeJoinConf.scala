@@ -1,0 +1,149 @@
+package rangejoin.config
+
+import org.apache.spark.sql.internal.SQLConf
+
+/**
+ * One typed configuration key: its name, documentation, default and parser.
+ *
+ * Keys are read from the session's SQL conf each time a query is planned, so
+ * `spark.conf.set(key, value)` at runtime takes effect for the next query. A value that does not
+ * parse fails with an error that names the key and the allowed values.
+ */
+final case class ConfEntry[T](
+    key: String,
+    doc: String,
+    default: T,
+    allowed: String,
+    parse: String => Option[T]
+) {
+
+  /** This entry's value in `conf`, or its default when unset. */
+  def get(conf: SQLConf): T = conf.getConfString(key, null) match {
+    case null => default
+    case raw =>
+      parse(raw.trim).getOrElse(
+        throw new IllegalArgumentException(
+          s"Invalid value '$raw' for configuration $key: allowed values are $allowed."
+        )
+      )
+  }
+}
+
+/** Every configuration key of spark-rangejoin. The README's table lists the same keys. */
+object RangeJoinConf {
+  private def booleanEntry(key: String, doc: String, default: Boolean): ConfEntry[Boolean] =
+    ConfEntry[Boolean](
+      key,
+      doc,
+      default,
+      "true, false",
+      _.toLowerCase match {
+        case "true" => Some(true)
+        case "false" => Some(false)
+        case _ => None
+      }
+    )
+
+  private def positiveIntEntry(key: String, doc: String, default: Int): ConfEntry[Int] =
+    ConfEntry[Int](
+      key,
+      doc,
+      default,
+      "an integer from 1 to 2147483647",
+      _.toIntOption.filter(_ > 0)
+    )
+
+  private def nonNegativeLongEntry(key: String, doc: String, default: Long): ConfEntry[Long] =
+    ConfEntry[Long](
+      key,
+      doc,
+      default,
+      "an integer from 0 to 9223372036854775807",
+      _.toLongOption.filter(_ >= 0)
+    )
+
+  val Enabled: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.enabled",
+    "Master switch. When false, every join is planned by Spark as if the extension were absent.",
+    default = true
+  )
+
+  val IEJoinEnabled: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.iejoin.enabled",
+    "Plan joins with two or more inequality conditions as IEJoinExec (with equality keys: " +
+      "KeyGroupIEJoinExec).",
+    default = true
+  )
+
+  val PwmjEnabled: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.pwmj.enabled",
+    "Plan joins with exactly one inequality condition as PiecewiseMergeJoinExec.",
+    default = true
+  )
+
+  val SwhjEnabled: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.swhj.enabled",
+    "Plan joins with equality keys plus a window on one column pair (a lower and an upper " +
+      "bound, BETWEEN too) as SlidingWindowJoinExec. When false they take " +
+      "KeyGroupIEJoinExec, if spark.rangejoin.iejoin.enabled.",
+    default = true
+  )
+
+  val BlockRows: ConfEntry[Int] = positiveIntEntry(
+    "spark.rangejoin.blockRows",
+    "Most rows in one sorted block: every partition of a join input is sorted on its first " +
+      "inequality key and cut into blocks of at most blockRows rows. Smaller blocks prune " +
+      "better; larger ones cost fewer block pairs.",
+    default = 32768
+  )
+
+  val SortSpillRows: ConfEntry[Int] = positiveIntEntry(
+    "spark.rangejoin.sortSpillRows",
+    "Most rows a task sorts in memory while cutting a partition of a join input into sorted " +
+      "blocks; past it the sort spills a run to local disk. Spark's memory manager makes the " +
+      "sort spill earlier whenever execution memory runs short, so the default spills only " +
+      "then, as Spark's own sorts do.",
+    default = Int.MaxValue
+  )
+
+  val RangePartitionMinRows: ConfEntry[Int] = positiveIntEntry(
+    "spark.rangejoin.rangePartitionMinRows",
+    "A side estimated at fewer rows is not shuffled: its partitions are coalesced to at most " +
+      "the default parallelism and cut into sorted blocks as they are. Larger sides are " +
+      "range-partitioned on their first inequality key into max(default parallelism, " +
+      "estimated rows / blockRows) partitions, at most spark.sql.shuffle.partitions.",
+    default = 524288
+  )
+
+  val MinCandidatePairs: ConfEntry[Long] = nonNegativeLongEntry(
+    "spark.rangejoin.minCandidatePairs",
+    "An inner join whose estimated left rows x right rows is at most this is left to Spark: " +
+      "its broadcast nested loop join compares that few pairs faster than a range join's " +
+      "fixed cost (measured on a 300K-row x 365-row point-in-period join). 0 accelerates " +
+      "every inner join.",
+    default = 100000000L
+  )
+
+  val KeyedMinCandidatePairs: ConfEntry[Long] = nonNegativeLongEntry(
+    "spark.rangejoin.keyed.minCandidatePairs",
+    "A join with equality keys, of any type, whose estimated left rows x right rows / " +
+      "distinct keys is at most this is left to Spark's hash and sort-merge joins (measured " +
+      "on 300K-row window joins). Applies only where Spark's statistics have distinct counts " +
+      "for the keys (ANALYZE TABLE ... FOR COLUMNS with spark.sql.cbo.enabled). 0 accelerates " +
+      "every join with equality keys.",
+    default = 20000000L
+  )
+
+  val all: Seq[ConfEntry[_]] =
+    Seq(
+      Enabled,
+      IEJoinEnabled,
+      PwmjEnabled,
+      SwhjEnabled,
+      BlockRows,
+      SortSpillRows,
+      RangePartitionMinRows,
+      MinCandidatePairs,
+      KeyedMinCandidatePairs
+    )
+}

@@ -1,0 +1,73 @@
+package rangejoin.execution
+
+import org.apache.spark.sql.catalyst.expressions.{And, Expression}
+import org.apache.spark.sql.catalyst.plans.{FullOuter, JoinType, RightOuter}
+import org.apache.spark.sql.execution.BinaryExecNode
+
+import rangejoin.condition.Inequality
+import rangejoin.execution.runtime.{BlockJoinRuntime, JoinPass, LocalJoin, StreamEmit}
+import rangejoin.local.InequalityOp
+
+/**
+ * A join operator that runs a local join ([[LocalJoin]]) on the leading inequalities of its
+ * condition over pairs of sorted blocks, through [[BlockJoinRuntime]].
+ */
+trait InequalityJoinExec extends BinaryExecNode {
+
+  /** Inequality `k` is `leftKeys(k) ops(k) rightKeys(k)`. */
+  def leftKeys: Seq[Expression]
+  def ops: Seq[InequalityOp]
+  def rightKeys: Seq[Expression]
+  def residual: Option[Expression]
+  def joinType: JoinType
+
+  // The keys are constructor fields of their own (not inside Inequality) so that Spark's plan
+  // rules see them as this node's expressions: subqueries in them get planned, and the node
+  // canonicalizes.
+  def inequalities: Seq[Inequality] = leftKeys.indices.map { k =>
+    Inequality(leftKeys(k), ops(k), rightKeys(k))
+  }
+
+  /** How many leading inequalities the local join uses; the others are checked on its pairs. */
+  protected def localKeys: Int
+
+  /** The local join for the leading inequalities' ops, as seen from the stream side. */
+  protected def localJoin(ops: Seq[InequalityOp]): LocalJoin
+
+  /**
+   * The passes this join type needs. The stream side is the left input, except for a right
+   * outer join; a full outer join adds a pass that streams the right input and outputs its rows
+   * that matched nothing, NULL-padded.
+   */
+  protected def passes: Seq[JoinPass] = joinType match {
+    case RightOuter => Seq(JoinPass(streamIsLeft = false, StreamEmit.PairsAndUnmatched, false))
+    case FullOuter =>
+      Seq(
+        JoinPass(streamIsLeft = true, StreamEmit.PairsAndUnmatched, padUnmatched = false),
+        JoinPass(streamIsLeft = false, StreamEmit.Unmatched, padUnmatched = true)
+      )
+    case other => Seq(JoinPass(streamIsLeft = true, StreamEmit.of(other), padUnmatched = false))
+  }
+
+  /** The inequalities' ops as seen from the stream side of `pass`. */
+  protected def streamOps(pass: JoinPass): Seq[InequalityOp] =
+    if (pass.streamIsLeft) ops else ops.map(_.flip)
+
+  /**
+   * The runtime of `pass`; it checks the inequalities the local join does not use and the
+   * residual on every pair the local join emits.
+   */
+  protected def blockJoinRuntime(pass: JoinPass): BlockJoinRuntime = new BlockJoinRuntime(
+    localJoin(streamOps(pass).take(localKeys)),
+    pass.emit,
+    pass.streamIsLeft,
+    pass.padUnmatched,
+    (inequalities.drop(localKeys).map(_.toExpression) ++ residual).reduceOption(And),
+    left.output,
+    right.output,
+    output,
+    longMetric("numOutputRows"),
+    longMetric("localJoinTime"),
+    longMetric("peakMemory")
+  )
+}

@@ -1,0 +1,171 @@
+package rangejoin.execution.blocks
+
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.types.PhysicalDataType
+import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.execution.rangejoin.{ExternalSorters, TaskMemory}
+import org.apache.spark.unsafe.types.UTF8String
+import org.apache.spark.util.collection.unsafe.sort.{
+  PrefixComparators,
+  RecordComparator,
+  UnsafeExternalSorter,
+  UnsafeSorterIterator
+}
+
+/**
+ * Cuts one partition of a join input into sorted [[Block]]s of at most `blockRows` rows, through
+ * Spark's external sorter: the sort's memory comes from the task's memory manager, and the sort
+ * spills runs to local disk under memory pressure or past `spillRows` rows. Blocks come out one
+ * at a time, so only the block being cut is held outside the sorter.
+ *
+ * Each row is sorted as a record of its join keys followed by its columns, in a total order:
+ *  1. rows with a NULL key first. A NULL never satisfies an inequality, so these rows form blocks
+ *     of their own, with no matchable rows ([[Block.nullKeyRows]]): outer, anti and existence
+ *     joins still output them;
+ *  1. then by key 0, key 1, ..., each in Spark's order (NaN largest, -0.0 equal to 0.0; see
+ *     [[KeyEncoder]]);
+ *  1. then by the record's bytes, unsigned.
+ * Only byte-identical rows tie, and they are interchangeable. So a partition cuts into the same
+ * blocks however its rows arrive (a shuffle read does not fix their order), and block statistics
+ * taken from one load stay true of a block rebuilt later. A run of one key value longer than
+ * `blockRows` is split across blocks like any other rows.
+ *
+ * @param keys the inequality keys, bound to `schema`
+ */
+final class BlockLoader(
+    schema: Seq[Attribute],
+    keys: Seq[Expression],
+    encoders: Seq[KeyEncoder],
+    blockRows: Int,
+    spillRows: Int
+) extends Serializable {
+  private val numKeys = keys.length
+  private val numFields = schema.length
+
+  /**
+   * The blocks of `rows`, in sort order. Adds the sort's spilled bytes and peak memory to the
+   * metrics once the rows are sorted.
+   */
+  def load(rows: Iterator[InternalRow], spillSize: SQLMetric, peakMemory: SQLMetric)
+      : Iterator[Block] = {
+    val toRecord = UnsafeProjection.create(keys ++ columns(from = 0))
+    val sorter =
+      ExternalSorters.create(() => new RecordOrder, PrefixComparators.LONG, spillRows)
+    val context = TaskContext.get()
+    val taskMetrics = context.taskMetrics()
+    val spilledBefore = taskMetrics.memoryBytesSpilled
+    rows.foreach { row =>
+      val record = toRecord(row)
+      val base = record.getBaseObject
+      sorter.insertRecord(base, record.getBaseOffset, record.getSizeInBytes, prefix(record), false)
+    }
+    val sorted = sorter.getSortedIterator
+    spillSize += taskMetrics.memoryBytesSpilled - spilledBefore
+    peakMemory += sorter.getPeakMemoryUsedBytes
+    TaskMemory.reportPeak(context, sorter.getPeakMemoryUsedBytes)
+    new Cutter(sorter, sorted)
+  }
+
+  private def columns(from: Int): Seq[Expression] = schema.zipWithIndex.map { case (a, i) =>
+    BoundReference(from + i, a.dataType, a.nullable)
+  }
+
+  private def hasNullKey(record: UnsafeRow): Boolean = {
+    var k = 0
+    while (k < numKeys) {
+      if (record.isNullAt(k)) return true
+      k += 1
+    }
+    false
+  }
+
+  /** Key 0's code where it has one (consistent with [[RecordOrder]]); NULL keys lowest. */
+  private def prefix(record: UnsafeRow): Long =
+    if (hasNullKey(record)) Long.MinValue
+    else
+      encoders.head match {
+        case LongKeyEncoder(code) => code(record, 0)
+        case _: ValueKeyEncoder => 0L
+      }
+
+  /** The total order of records described above. */
+  private final class RecordOrder extends RecordComparator {
+    private val a = new UnsafeRow(numKeys + numFields)
+    private val b = new UnsafeRow(numKeys + numFields)
+    private val keyOrders: Array[(UnsafeRow, UnsafeRow) => Int] =
+      encoders.zipWithIndex.map {
+        case (LongKeyEncoder(code), k) =>
+          (x: UnsafeRow, y: UnsafeRow) => java.lang.Long.compare(code(x, k), code(y, k))
+        case (ValueKeyEncoder(dataType), k) =>
+          val ordering = PhysicalDataType.ordering(dataType)
+          (x: UnsafeRow, y: UnsafeRow) => ordering.compare(x.get(k, dataType), y.get(k, dataType))
+      }.toArray
+
+    override def compare(
+        leftBase: Object,
+        leftOffset: Long,
+        leftLength: Int,
+        rightBase: Object,
+        rightOffset: Long,
+        rightLength: Int
+    ): Int = {
+      a.pointTo(leftBase, leftOffset, leftLength)
+      b.pointTo(rightBase, rightOffset, rightLength)
+      val aNull = hasNullKey(a)
+      if (aNull != hasNullKey(b)) return if (aNull) -1 else 1
+      if (!aNull) {
+        var k = 0
+        while (k < keyOrders.length) {
+          val c = keyOrders(k)(a, b)
+          if (c != 0) return c
+          k += 1
+        }
+      }
+      UTF8String
+        .fromAddress(leftBase, leftOffset, leftLength)
+        .binaryCompare(UTF8String.fromAddress(rightBase, rightOffset, rightLength))
+    }
+  }
+
+  /** Cuts the sorted records into blocks; frees the sorter after the last one. */
+  private final class Cutter(sorter: UnsafeExternalSorter, sorted: UnsafeSorterIterator)
+      extends Iterator[Block] {
+    private val record = new UnsafeRow(numKeys + numFields)
+    private val toRow = UnsafeProjection.create(columns(from = numKeys))
+    private var loaded = false // `record` holds a record not yet in a block
+
+    def hasNext: Boolean = {
+      val more = loaded || sorted.hasNext
+      if (!more) sorter.cleanupResources()
+      more
+    }
+
+    def next(): Block = {
+      if (!hasNext) throw new NoSuchElementException
+      if (!loaded) loadNext()
+      val nullKeys = hasNullKey(record)
+      val rows = new PackedRows.Builder(numFields)
+      val builders = encoders.map(_.newBuilder()).toArray
+      while (loaded && rows.size < blockRows && hasNullKey(record) == nullKeys) {
+        rows += toRow(record)
+        if (!nullKeys) {
+          var k = 0
+          while (k < numKeys) { builders(k).add(record, k); k += 1 }
+        }
+        loaded = false
+        if (sorted.hasNext) loadNext()
+      }
+      val empty = PackedRows.empty(numFields)
+      if (nullKeys) new Block(empty, builders.map(_.result()), rows.result())
+      else new Block(rows.result(), builders.map(_.result()), empty)
+    }
+
+    private def loadNext(): Unit = {
+      sorted.loadNext()
+      record.pointTo(sorted.getBaseObject, sorted.getBaseOffset, sorted.getRecordLength)
+      loaded = true
+    }
+  }
+}

@@ -1,0 +1,74 @@
+package rangejoin.execution.blocks
+
+import org.apache.spark.{FutureAction, SparkContext}
+import org.apache.spark.rdd.RDD
+import org.apache.spark.scheduler.{SparkListener, SparkListenerEvent}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.execution.SQLExecution
+import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd
+import org.apache.spark.storage.StorageLevel
+
+/**
+ * The sorted [[Block]]s of one join input, loaded once per partition and kept in Spark's block
+ * manager, one element per block.
+ *
+ * Loading sorts each partition through Spark's external sorter ([[BlockLoader]]). Storage is
+ * `MEMORY_AND_DISK`: Spark's unified memory manager accounts for cached blocks, writes a
+ * partition that does not fit straight to local disk (blocks arrive one at a time, so a whole
+ * partition is never held to do so), and moves cached blocks to disk when execution memory needs
+ * the room. The block-pair tasks then read blocks instead of reading and sorting the shuffle
+ * again for every pair.
+ *
+ * The cache is dropped when the SQL execution that created it ends; outside SQL executions,
+ * Spark's ContextCleaner drops it once the RDD is garbage collected. Reading the join's output
+ * after that (a `toLocalIterator` reads partitions after its execution has ended) rebuilds blocks
+ * from the input: slower, but the same rows land in the same blocks (see [[BlockLoader]]), so the
+ * statistics taken earlier stay true.
+ */
+final class CachedBlocks private (val blocks: RDD[Block]) {
+
+  /**
+   * Starts the job that loads and caches every partition; it gives each partition's block
+   * statistics, in partition order.
+   */
+  def load(): FutureAction[Seq[Array[BlockStats]]] =
+    blocks.mapPartitions(it => Iterator.single(it.map(_.stats).toArray)).collectAsync()
+}
+
+object CachedBlocks {
+
+  /** The blocks of every partition of `rows`; nothing runs until [[CachedBlocks.load]]. */
+  def apply(
+      rows: RDD[InternalRow],
+      loader: BlockLoader,
+      spillSize: SQLMetric,
+      peakMemory: SQLMetric
+  ): CachedBlocks = {
+    val blocks = rows
+      .mapPartitions(loader.load(_, spillSize, peakMemory))
+      .setName("rangejoin sorted blocks")
+      .persist(StorageLevel.MEMORY_AND_DISK)
+    unpersistWhenExecutionEnds(rows.sparkContext, blocks.id)
+    new CachedBlocks(blocks)
+  }
+
+  /** Bytes of the blocks of `inputs` (each counted once) that Spark holds on local disk now. */
+  def bytesOnDisk(inputs: Seq[CachedBlocks]): Long = {
+    val ids = inputs.map(_.blocks.id).toSet
+    inputs.head.blocks.sparkContext.getRDDStorageInfo.filter(r => ids(r.id)).map(_.diskSize).sum
+  }
+
+  /** Holds only the RDD's id, so that the RDD itself stays collectable by ContextCleaner. */
+  private def unpersistWhenExecutionEnds(sc: SparkContext, rddId: Int): Unit =
+    Option(sc.getLocalProperty(SQLExecution.EXECUTION_ID_KEY)).map(_.toLong).foreach { id =>
+      sc.addSparkListener(new SparkListener {
+        override def onOtherEvent(event: SparkListenerEvent): Unit = event match {
+          case end: SparkListenerSQLExecutionEnd if end.executionId == id =>
+            sc.getPersistentRDDs.get(rddId).foreach(_.unpersist(blocking = false))
+            sc.removeSparkListener(this)
+          case _ =>
+        }
+      })
+    }
+}

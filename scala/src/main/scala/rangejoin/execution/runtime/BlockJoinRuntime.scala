@@ -1,0 +1,123 @@
+package rangejoin.execution.runtime
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.execution.metric.SQLMetric
+
+import rangejoin.execution.blocks.{Block, PackedRows}
+
+/**
+ * What one task does with a stream block and its build blocks: run a [[PairScanner]] per block
+ * pair, check the residual condition on each pair, and output according to `emit`.
+ *
+ * Invariants:
+ *  - `matched` has a bit per row of the stream block, set once a pair of that row passed the
+ *    residual in any build block; unmatched output waits until all build blocks are done, so a
+ *    preserved row comes out once, NULL-padded only when no pair matched it;
+ *  - rows with a NULL key never match: they are unmatched output (outer, anti) or `false`
+ *    (existence);
+ *  - semi, anti and existence joins skip a stream row's remaining pairs once it matched.
+ *
+ * @param local the local join algorithm, already oriented stream-versus-build
+ * @param streamIsLeft whether the stream side is the join's left input (else its right)
+ * @param residual checked on each pair, bound to `leftOutput ++ rightOutput`
+ * @param output the join's output columns ([[JoinOutput]]); for `Unmatched` with
+ *               `padUnmatched`, the rows are NULL-padded on the build side
+ */
+final class BlockJoinRuntime(
+    local: LocalJoin,
+    emit: StreamEmit,
+    streamIsLeft: Boolean,
+    padUnmatched: Boolean,
+    residual: Option[Expression],
+    leftOutput: Seq[Attribute],
+    rightOutput: Seq[Attribute],
+    output: Seq[Attribute],
+    numOutputRows: SQLMetric,
+    localJoinTime: SQLMetric,
+    peakMemory: SQLMetric
+) extends Serializable {
+
+  // Made once per task (each task deserializes its own runtime), not once per stream block: a
+  // key-grouped join calls `join` for every small group.
+  @transient private lazy val rows =
+    new StreamBuildRows(emit, streamIsLeft, padUnmatched, residual, leftOutput, rightOutput, output)
+
+  /** This task's execution memory: the local join's arrays and the stream block's bitmap. */
+  @transient lazy val memory: JoinMemory = JoinMemory.forTask(peakMemory)
+
+  /**
+   * The output rows for `stream` joined with each of `builds`. Read each result to its end before
+   * calling `join` again.
+   */
+  def join(stream: Block, builds: Iterator[Block]): Iterator[InternalRow] = {
+    val bitmapBytes = stream.size / 8 + 8
+    memory.reserve(bitmapBytes)
+    val matched = new java.util.BitSet(stream.size)
+    val streamRow = new UnsafeRow(stream.rows.numFields)
+
+    val fromPairs = builds.flatMap { build =>
+      if (stream.size == 0 || build.size == 0) Iterator.empty
+      else {
+        val working = local.workingBytes(stream.size + build.size)
+        memory.reserve(working)
+        val scanner = timed(local.scanner(stream, build))
+        val buildRow = new UnsafeRow(build.rows.numFields)
+        new Iterator[InternalRow] {
+          private var ready = false
+          private var done = false
+          def hasNext: Boolean = {
+            while (!ready && !done && timed(scanner.advance())) {
+              val s = scanner.leftIndex
+              if (!emit.pairs && matched.get(s)) scanner.skipLeftRow() // matched in a prior block
+              else {
+                stream.rows.row(s, streamRow)
+                build.rows.row(scanner.rightIndex, buildRow)
+                if (rows.matches(streamRow, buildRow)) {
+                  matched.set(s)
+                  if (emit.pairs) ready = true else scanner.skipLeftRow()
+                }
+              }
+            }
+            if (!ready && !done) { done = true; memory.release(working) }
+            ready
+          }
+          def next(): InternalRow = {
+            if (!hasNext) throw new NoSuchElementException
+            ready = false
+            numOutputRows += 1
+            rows.pairOutput(streamRow, buildRow)
+          }
+        }
+      }
+    }
+    fromPairs ++ streamRowsOutput(stream, matched) ++ {
+      memory.release(bitmapBytes)
+      Iterator.empty
+    }
+  }
+
+  /** After all pairs: the stream rows that `emit` outputs by whether they matched. */
+  private def streamRowsOutput(
+      stream: Block,
+      matched: java.util.BitSet
+  ): Iterator[InternalRow] = {
+    if (!emit.matched && !emit.unmatched) return Iterator.empty
+    val row = new UnsafeRow(stream.rows.numFields)
+    def emitted(packed: PackedRows, isMatched: Int => Boolean): Iterator[InternalRow] =
+      Iterator.range(0, packed.size).flatMap { i =>
+        val found = isMatched(i)
+        if (rows.outputsStreamRow(found)) {
+          numOutputRows += 1
+          Iterator.single(rows.streamOutput(packed.row(i, row), found))
+        } else Iterator.empty
+      }
+    emitted(stream.rows, matched.get) ++ emitted(stream.nullKeyRows, _ => false)
+  }
+
+  private def timed[T](body: => T): T = {
+    val start = System.nanoTime()
+    try body
+    finally localJoinTime += System.nanoTime() - start
+  }
+}

@@ -1,0 +1,38 @@
+package rangejoin.execution.runtime
+
+import rangejoin.execution.blocks.{Block, KeyColumn}
+import rangejoin.local.{IEJoinScanner, InequalityOp, MergeScanner, PairScanner}
+
+/** A local join algorithm for one stream block and one build block, on the blocks' keys. */
+sealed trait LocalJoin extends Serializable {
+  def scanner(stream: Block, build: Block): PairScanner
+
+  /** At most the heap bytes a scanner of a `rows`-row block pair (both blocks) allocates. */
+  def workingBytes(rows: Long): Long
+}
+
+/** IEJoin on keys 0 and 1: `stream.x op1 build.x AND stream.y op2 build.y`. */
+final case class IEJoinLocal(op1: InequalityOp, op2: InequalityOp) extends LocalJoin {
+  def scanner(stream: Block, build: Block): PairScanner = {
+    val (sx, bx) = KeyColumn.jointCodes(stream.keys(0), build.keys(0))
+    val (sy, by) = KeyColumn.jointCodes(stream.keys(1), build.keys(1))
+    new IEJoinScanner(sx, sy, bx, by, op1, op2)
+  }
+
+  // Codes of two value-typed keys (8 + 8), L1, its inverse and L2 (3 x 4), a radix sort's
+  // scratch (8 x 3 + 4 x 2) and the bit set's levels (under 1).
+  def workingBytes(rows: Long): Long = 61L * rows
+
+}
+
+/** Piecewise merge join on key 0: `stream.x op build.x`. */
+final case class MergeLocal(op: InequalityOp) extends LocalJoin {
+  def scanner(stream: Block, build: Block): PairScanner = {
+    val (sx, bx) = KeyColumn.jointCodes(stream.keys(0), build.keys(0))
+    new MergeScanner(sx, bx, op)
+  }
+
+  // Codes of a value-typed key.
+  def workingBytes(rows: Long): Long = 8L * rows
+
+}

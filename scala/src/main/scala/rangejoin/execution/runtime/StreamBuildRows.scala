@@ -1,0 +1,79 @@
+package rangejoin.execution.runtime
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions._
+
+/**
+ * The output rows of a join that runs one input (the stream side) against the other (the build
+ * side), created inside a task: pairs put back in left-right order, the residual checked on them,
+ * and projections to the join's output columns.
+ *
+ * @param emit what the join outputs for stream rows
+ * @param streamIsLeft whether the stream side is the join's left input
+ * @param padUnmatched whether unmatched stream rows are NULL-padded on the build side even
+ *                     though `emit` outputs no pairs (the right-rows pass of a full outer join)
+ * @param residual checked on each pair, bound to `leftOutput ++ rightOutput`
+ * @param output the join's output columns ([[JoinOutput]])
+ */
+final class StreamBuildRows(
+    emit: StreamEmit,
+    streamIsLeft: Boolean,
+    padUnmatched: Boolean,
+    residual: Option[Expression],
+    leftOutput: Seq[Attribute],
+    rightOutput: Seq[Attribute],
+    output: Seq[Attribute]
+) {
+  private val joined = new JoinedRow
+  private val streamWidth = if (streamIsLeft) leftOutput.length else rightOutput.length
+  private val buildWidth = if (streamIsLeft) rightOutput.length else leftOutput.length
+  private lazy val nullBuild = new GenericInternalRow(buildWidth)
+  private lazy val nullStream = new GenericInternalRow(streamWidth)
+
+  private val passes: InternalRow => Boolean = residual match {
+    case Some(cond) => Predicate.create(cond, leftOutput ++ rightOutput).eval
+    case None => _ => true
+  }
+
+  // Padded rows hold NULLs where the inputs' columns may be non-nullable: bind as nullable.
+  private lazy val projectPair = UnsafeProjection.create(
+    output,
+    (leftOutput ++ rightOutput).map(a => if (padsRows) a.withNullability(true) else a)
+  )
+
+  private def padsRows = emit.unmatched || padUnmatched
+
+  /** Stream row `s` with build row `b`, as the join's input row (left columns first). */
+  def pair(s: InternalRow, b: InternalRow): InternalRow =
+    if (streamIsLeft) joined(s, b) else joined(b, s)
+
+  /** Whether the residual holds for `s` with `b`. */
+  def matches(s: InternalRow, b: InternalRow): Boolean = passes(pair(s, b))
+
+  /** The output row of the pair `s`, `b`. */
+  def pairOutput(s: InternalRow, b: InternalRow): InternalRow = projectPair(pair(s, b))
+
+  /** A build row no stream row matched, NULL-padded on the stream side (full outer joins). */
+  def unmatchedBuildOutput(b: InternalRow): InternalRow = projectPair(pair(nullStream, b))
+
+  /**
+   * The output row of stream row `s` after all its pairs, when `emit` outputs rows that did
+   * (`found`) or did not match: NULL-padded for outer joins, with the flag for existence joins,
+   * as it is for semi and anti joins.
+   */
+  lazy val streamOutput: (InternalRow, Boolean) => InternalRow = emit match {
+    case StreamEmit.Existence =>
+      val withFlag = UnsafeProjection.create(output, output)
+      val flagged = new JoinedRow
+      val flag = new GenericInternalRow(1)
+      (row, found) => { flag.setBoolean(0, found); withFlag(flagged(row, flag)) }
+    case _ if emit.pairs || padUnmatched => (row, _) => projectPair(pair(row, nullBuild))
+    case _ =>
+      val copy = UnsafeProjection.create(output, if (streamIsLeft) leftOutput else rightOutput)
+      (row, _) => copy(row)
+  }
+
+  /** Whether a stream row that did (`found`) or did not match is output after its pairs. */
+  def outputsStreamRow(found: Boolean): Boolean =
+    (found && emit.matched) || (!found && emit.unmatched)
+}

@@ -1,0 +1,52 @@
+package rangejoin.local
+
+/**
+ * A fixed-size bit set that finds the next set bit in near-constant time however sparse it is.
+ *
+ * Level 0 holds the bits; bit `w` of level `k + 1` is set when word `w` of level `k` is non-zero.
+ * The top level is a single word. `nextSetBit` climbs only as far as it must to skip empty words,
+ * so scanning a mostly empty range (few matches in IEJoin) does not cost its length / 64.
+ */
+final class HierarchicalBitSet(val size: Int) {
+  private val levels: Array[Array[Long]] = {
+    val buf = Array.newBuilder[Array[Long]]
+    var bits = math.max(size, 1)
+    var done = false
+    while (!done) {
+      val words = (bits + 63) >>> 6
+      buf += new Array[Long](words)
+      done = words == 1
+      bits = words
+    }
+    buf.result()
+  }
+
+  def set(index: Int): Unit = {
+    var i = index
+    var level = 0
+    while (level < levels.length) {
+      val words = levels(level)
+      val w = i >>> 6
+      val before = words(w)
+      words(w) = before | (1L << (i & 63))
+      if (before != 0) return // the upper levels already record this word
+      i = w
+      level += 1
+    }
+  }
+
+  /** The smallest set index `>= from`, or -1 when there is none. */
+  def nextSetBit(from: Int): Int = if (from >= size) -1 else next(0, from)
+
+  private def next(level: Int, from: Int): Int = {
+    val words = levels(level)
+    val w = from >>> 6
+    if (w >= words.length) return -1
+    val word = words(w) & (-1L << (from & 63))
+    if (word != 0) return (w << 6) + java.lang.Long.numberOfTrailingZeros(word)
+    if (level + 1 == levels.length) return -1
+    val nextWord = next(level + 1, w + 1)
+    if (nextWord < 0) -1
+    else (nextWord << 6) + java.lang.Long.numberOfTrailingZeros(words(nextWord))
+  }
+}

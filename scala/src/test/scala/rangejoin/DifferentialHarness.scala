@@ -1,0 +1,115 @@
+package rangejoin
+
+import scala.util.Random
+
+import org.apache.spark.sql.types._
+
+/**
+ * Random range-join queries over random tables, for differential testing against vanilla Spark.
+ *
+ * Each query draws a key type, two tables `l` and `r` (duplicates, NULLs, NaN; see
+ * [[RandomTables]]), a join shape (inner, left, right, full, semi, anti, EXISTS, NOT EXISTS,
+ * EXISTS in a disjunction, which Spark plans as an existence join), one to three inequalities
+ * in random orientation, and maybe a residual. The operator it must plan follows from the
+ * number of inequalities.
+ *
+ * A third of the seeds (drawn apart from the rest, so other seeds keep their queries) add the
+ * equality key `l.c = r.c`, plus either a window on column `a` (two opposite bounds with
+ * constant offsets, or `BETWEEN`) and maybe an inequality on `b`, which must plan
+ * SlidingWindowJoin, or inequalities on `a` and `b`, which must plan KeyGroupIEJoin.
+ */
+object DifferentialHarness {
+
+  final case class Query(seed: Long, dataType: DataType, sql: String, operator: String)
+
+  private val ops = Seq("<", "<=", ">", ">=")
+  private val mirror = Map("<" -> ">", "<=" -> ">=", ">" -> "<", ">=" -> "<=")
+
+  private val shapes: Seq[String => String] = Seq(
+    c => s"SELECT l.id, l.a, r.id, r.b FROM l JOIN r ON $c",
+    c => s"SELECT l.id, l.a, r.id, r.b FROM l LEFT JOIN r ON $c",
+    c => s"SELECT l.id, l.a, r.id, r.b FROM l RIGHT JOIN r ON $c",
+    c => s"SELECT l.id, l.a, r.id, r.b FROM l FULL JOIN r ON $c",
+    c => s"SELECT l.* FROM l LEFT SEMI JOIN r ON $c",
+    c => s"SELECT l.* FROM l LEFT ANTI JOIN r ON $c",
+    c => s"SELECT l.id, l.b FROM l WHERE EXISTS (SELECT 1 FROM r WHERE $c)",
+    c => s"SELECT l.id, l.c FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE $c)",
+    c => s"SELECT l.id FROM l WHERE l.id % 4 = 0 OR EXISTS (SELECT 1 FROM r WHERE $c)"
+  )
+
+  /** The query for `seed`; registers its tables as `l` and `r` in `spark` first. */
+  def query(spark: org.apache.spark.sql.SparkSession, seed: Long): Query = {
+    val rnd = new Random(seed)
+    val dataType = RandomTables.types(rnd.nextInt(RandomTables.types.size))
+    RandomTables.table(
+      spark,
+      dataType,
+      5 + rnd.nextInt(90),
+      rnd.nextLong()
+    ).createOrReplaceTempView("l")
+    RandomTables.table(
+      spark,
+      dataType,
+      5 + rnd.nextInt(90),
+      rnd.nextLong()
+    ).createOrReplaceTempView("r")
+    if (new Random(seed ^ 0x5eedL).nextInt(3) == 0) keyedQuery(seed, dataType, rnd)
+    else {
+      val columns = rnd.shuffle(Seq("a", "b", "c")).take(1 + rnd.nextInt(3))
+      val inequalities = columns.map(inequality(_, rnd))
+      val residual = rnd.nextInt(3) match {
+        case 0 => Seq("(l.id + r.id) % 3 <> 0")
+        case 1 if !columns.contains("c") => Seq("(l.c IS NULL OR l.c <> r.c)")
+        case _ => Nil
+      }
+      val condition = rnd.shuffle(inequalities ++ residual).mkString(" AND ")
+      val sql = shapes(rnd.nextInt(shapes.size))(condition)
+      Query(seed, dataType, sql, if (inequalities.size >= 2) "IEJoin" else "PiecewiseMergeJoin")
+    }
+  }
+
+  private def inequality(col: String, rnd: Random): String = {
+    val op = ops(rnd.nextInt(4))
+    if (rnd.nextBoolean()) s"l.$col $op r.$col" else s"r.$col ${mirror(op)} l.$col"
+  }
+
+  private def keyedQuery(seed: Long, dataType: DataType, rnd: Random): Query = {
+    val window = rnd.nextBoolean()
+    val inequalities =
+      if (window)
+        windowBounds(dataType, rnd) ++ Seq(inequality("b", rnd)).filter(_ => rnd.nextBoolean())
+      else Seq(inequality("a", rnd), inequality("b", rnd))
+    val residual = if (rnd.nextBoolean()) Seq("(l.id + r.id) % 3 <> 0") else Nil
+    val condition = rnd.shuffle(Seq("l.c = r.c") ++ inequalities ++ residual).mkString(" AND ")
+    val sql = shapes(rnd.nextInt(shapes.size))(condition)
+    Query(seed, dataType, sql, if (window) "SlidingWindowJoin" else "KeyGroupIEJoin")
+  }
+
+  /** A lower and an upper bound of `r.a` around `l.a`, with offsets the type allows. */
+  private def windowBounds(dataType: DataType, rnd: Random): Seq[String] = {
+    def offset(): String = {
+      val n = rnd.nextInt(3)
+      val sign = if (rnd.nextBoolean()) "+" else "-"
+      dataType match {
+        case ByteType | ShortType | IntegerType | LongType => s" $sign $n"
+        case FloatType | DoubleType | _: DecimalType => s" $sign ${n * 0.75}"
+        case DateType => s" $sign INTERVAL $n DAY"
+        case TimestampType | TimestampNTZType => s" $sign INTERVAL $n SECONDS"
+        case _ => ""
+      }
+    }
+    val (lo, hi) = (offset(), offset())
+    // The same offset on both sides with a strict bound is a contradiction the optimizer removes
+    // (`x <= l.a AND l.a < x`); keep such windows non-strict, which leaves `l.a = r.a + x`.
+    val strict = lo != hi
+    if (rnd.nextInt(3) == 0) Seq(s"l.a BETWEEN r.a$lo AND r.a$hi")
+    else {
+      val lower = if (strict && rnd.nextBoolean()) "<" else "<="
+      val upper = if (strict && rnd.nextBoolean()) ">" else ">="
+      Seq(
+        if (rnd.nextBoolean()) s"l.a $lower r.a$lo" else s"r.a$lo ${mirror(lower)} l.a",
+        if (rnd.nextBoolean()) s"l.a $upper r.a$hi" else s"r.a$hi ${mirror(upper)} l.a"
+      )
+    }
+  }
+}

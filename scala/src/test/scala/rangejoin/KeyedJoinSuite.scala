@@ -1,0 +1,159 @@
+package rangejoin
+
+import rangejoin.config.RangeJoinConf
+import rangejoin.execution.KeyClusteredJoinExec
+
+/**
+ * Joins with equality keys plus inequalities: SlidingWindowJoinExec for a window on one
+ * column pair, KeyGroupIEJoinExec for other inequalities, every join type, against vanilla Spark.
+ */
+class KeyedJoinSuite extends RangeJoinTestBase {
+
+  private val joinShapes: Seq[String => String] = Seq(
+    c => s"SELECT l.id, r.id FROM l JOIN r ON $c",
+    c => s"SELECT l.id, r.id FROM l LEFT JOIN r ON $c",
+    c => s"SELECT l.id, r.id FROM l RIGHT JOIN r ON $c",
+    c => s"SELECT l.id, r.id FROM l FULL JOIN r ON $c",
+    c => s"SELECT l.id FROM l LEFT SEMI JOIN r ON $c",
+    c => s"SELECT l.id FROM l LEFT ANTI JOIN r ON $c",
+    c => s"SELECT l.id FROM l WHERE l.id % 3 = 0 OR EXISTS (SELECT 1 FROM r WHERE $c)"
+  )
+
+  /**
+   * Events: `k` one of `keys` keys or NULL, `ts` a timestamp, `v` a double with NaN and -0.0,
+   * `[s, e]` an interval; NULLs in `ts`. Checkpointed, so the optimizer sees plain columns.
+   */
+  private def events(name: String, rows: Int, keys: Int, seed: Int): Unit =
+    spark
+      .range(0, rows)
+      .selectExpr(
+        "id",
+        s"CASE WHEN id % 17 = 3 THEN NULL ELSE CAST(hash(id, $seed) % $keys AS INT) END AS k",
+        s"CASE WHEN id % 23 = 5 THEN NULL ELSE " +
+          s"timestamp_seconds(1700000000 + pmod(hash(id, $seed + 1), 200)) END AS ts",
+        s"CASE WHEN id % 29 = 7 THEN double('NaN') WHEN id % 31 = 1 THEN -0.0 " +
+          s"ELSE pmod(hash(id, $seed + 2), 100) / 4.0 END AS v",
+        s"pmod(hash(id, $seed + 3), 150) AS s",
+        s"pmod(hash(id, $seed + 3), 150) + pmod(hash(id, $seed + 4), 20) AS e"
+      )
+      .localCheckpoint()
+      .createOrReplaceTempView(name)
+
+  /** Checks `condition` in every join shape; returns the rows of all of them. */
+  private def eachShape(condition: String, operator: String): Int =
+    joinShapes.map(shape => checkOperator(shape(condition), Some(operator))).sum
+
+  test("a time window per key plans SlidingWindowJoinExec, every join type") {
+    events("l", 300, 5, 1)
+    events("r", 250, 5, 2)
+    val rows = eachShape(
+      "l.k = r.k AND l.ts >= r.ts AND l.ts < r.ts + INTERVAL 10 SECONDS",
+      "SlidingWindowJoin"
+    )
+    assert(rows > 0)
+  }
+
+  test("a window larger than the buffer's spill threshold spills and still matches") {
+    // Each pass over a spilled window opens a reader per spill file, which Spark keeps until
+    // the task ends (as for its sort-merge join buffer): a few spill files only.
+    events("l", 120, 1, 9)
+    events("r", 120, 1, 10)
+    withConf(
+      "spark.sql.sortMergeJoinExec.buffer.in.memory.threshold" -> "8",
+      "spark.sql.sortMergeJoinExec.buffer.spill.threshold" -> "48"
+    ) {
+      val query =
+        "SELECT l.id, r.id FROM l FULL JOIN r ON l.k = r.k AND l.s BETWEEN r.s AND r.s + 90"
+      assert(checkOperator(query, Some("SlidingWindowJoin")) > 0)
+      val df = spark.sql(query)
+      df.collect()
+      val spilled = collect(df.queryExecution.executedPlan) {
+        case j: rangejoin.execution.SlidingWindowJoinExec => j.metrics("spillSize").value
+      }
+      assert(spilled.sum > 0)
+    }
+  }
+
+  test("BETWEEN with constant offsets on doubles (NaN, -0.0) and a residual") {
+    events("l", 300, 4, 3)
+    events("r", 300, 4, 4)
+    eachShape(
+      "l.k = r.k AND l.v BETWEEN r.v - 1.5 AND r.v + 0.25 AND (l.id + r.id) % 3 <> 0",
+      "SlidingWindowJoin"
+    )
+    eachShape("r.k = l.k AND r.v > l.v - 2 AND l.v > r.v - 2", "SlidingWindowJoin")
+  }
+
+  test("interval overlap per key plans KeyGroupIEJoinExec, every join type") {
+    events("l", 300, 3, 5)
+    events("r", 280, 3, 6)
+    eachShape("l.k = r.k AND l.s <= r.e AND l.e >= r.s", "KeyGroupIEJoin")
+    eachShape("l.k = r.k AND l.s < r.s AND l.e > r.e AND l.id <> r.id", "KeyGroupIEJoin")
+  }
+
+  test("two equality keys, empty sides, and a disabled window operator") {
+    events("l", 200, 3, 7)
+    events("r", 200, 3, 8)
+    val window = "l.k = r.k AND l.id % 2 = r.id % 2 AND l.s BETWEEN r.s - 10 AND r.s + 10"
+    eachShape(window, "SlidingWindowJoin")
+    withConf(RangeJoinConf.SwhjEnabled.key -> "false") {
+      checkOperator(s"SELECT l.id, r.id FROM l JOIN r ON $window", Some("KeyGroupIEJoin"))
+    }
+    // Adaptive execution would replace a join with an empty side by an empty relation.
+    withConf("spark.sql.adaptive.enabled" -> "false") {
+      spark.sql("SELECT * FROM r WHERE id < 0").createOrReplaceTempView("r")
+      eachShape("l.k = r.k AND l.s <= r.e AND l.e >= r.s", "KeyGroupIEJoin")
+      eachShape(window, "SlidingWindowJoin")
+      events("r", 200, 3, 8)
+      spark.sql("SELECT * FROM l WHERE id < 0").createOrReplaceTempView("l")
+      eachShape("l.k = r.k AND l.s <= r.e AND l.e >= r.s", "KeyGroupIEJoin")
+      eachShape(window, "SlidingWindowJoin")
+    }
+  }
+
+  test("a hot key's skewed partitions split over tasks where the join type allows it") {
+    // A third of each side has key 0; six map tasks, so its partition splits into pieces.
+    def hotKey(name: String, seed: Int): Unit =
+      spark
+        .range(0, 600, 1, 6)
+        .selectExpr(
+          "id",
+          s"CASE WHEN id % 3 = 0 THEN 0 WHEN id % 41 = 1 THEN NULL " +
+            s"ELSE CAST(pmod(hash(id, $seed), 40) AS INT) END AS k",
+          s"pmod(hash(id, $seed + 1), 150) AS s",
+          s"pmod(hash(id, $seed + 1), 150) + pmod(hash(id, $seed + 2), 20) AS e"
+        )
+        .localCheckpoint()
+        .createOrReplaceTempView(name)
+    hotKey("l", 11)
+    hotKey("r", 12)
+    val conditions = Seq(
+      "l.k = r.k AND l.s BETWEEN r.s - 3 AND r.s + 2" -> "SlidingWindowJoin",
+      "l.k = r.k AND l.s <= r.e AND l.e >= r.s" -> "KeyGroupIEJoin"
+    )
+    // Per join shape: whether a side may be split (a full outer join's may not).
+    val splits = Seq(true, true, true, false, true, true, true)
+    withConf(
+      "spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes" -> "1000",
+      "spark.sql.adaptive.skewJoin.skewedPartitionFactor" -> "2",
+      "spark.sql.adaptive.advisoryPartitionSizeInBytes" -> "1000"
+    ) {
+      for ((shape, split) <- joinShapes.zip(splits); (condition, operator) <- conditions) {
+        val query = shape(condition)
+        assert(checkOperator(query, Some(operator)) > 0)
+        val df = spark.sql(query)
+        df.collect()
+        val plan = df.queryExecution.executedPlan
+        val joins = collect(plan) { case j: KeyClusteredJoinExec => j.skewSplit }
+        assert(joins == Seq(split), s"skew split expected: $split in\n$plan")
+      }
+      // An aggregate on the key above the join needs its rows clustered by the key: with the
+      // hot key's rows split over tasks, each key must still be counted once.
+      for ((condition, operator) <- conditions)
+        checkOperator(
+          s"SELECT l.k, count(*) FROM l JOIN r ON $condition GROUP BY l.k",
+          Some(operator)
+        )
+    }
+  }
+}

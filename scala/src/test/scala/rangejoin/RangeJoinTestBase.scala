@@ -1,0 +1,105 @@
+package rangejoin
+
+import java.nio.file.Files
+
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+import org.scalatest.funsuite.AnyFunSuite
+
+import rangejoin.config.RangeJoinConf
+import rangejoin.execution.{BlockRangeJoinExec, IEJoinExec, KeyClusteredJoinExec}
+
+/**
+ * A local session with the extension, and assertions that compare an accelerated query with the
+ * same query planned by vanilla Spark (`spark.rangejoin.enabled=false`).
+ *
+ * Small `blockRows`, shuffle partitions and `rangePartitionMinRows` make even small test tables
+ * span several blocks and range partitions, so block-pair pruning, multi-pair tasks and both
+ * ways of preparing an input (range-partitioned, coalesced) are exercised.
+ */
+trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
+
+  lazy val spark: SparkSession = SparkSession
+    .builder()
+    .master("local[2]")
+    .appName(getClass.getSimpleName)
+    .config("spark.sql.extensions", classOf[RangeJoinExtensions].getName)
+    .config("spark.sql.shuffle.partitions", "8")
+    .config("spark.ui.enabled", "false")
+    .config("spark.sql.warehouse.dir", Files.createTempDirectory("rangejoin-warehouse").toString)
+    .config(RangeJoinConf.BlockRows.key, "16")
+    .config(RangeJoinConf.RangePartitionMinRows.key, "40")
+    .config(RangeJoinConf.MinCandidatePairs.key, "0") // test tables are tiny
+    .getOrCreate()
+
+  /** Runs `body` with the given SQL confs set, restoring the previous values afterwards. */
+  def withConf[T](pairs: (String, String)*)(body: => T): T = {
+    val previous = pairs.map { case (k, _) => k -> spark.conf.getOption(k) }
+    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
+    try body
+    finally previous.foreach {
+        case (k, Some(v)) => spark.conf.set(k, v)
+        case (k, None) => spark.conf.unset(k)
+      }
+  }
+
+  def ieJoins(plan: SparkPlan): Seq[IEJoinExec] = collect(plan) { case j: IEJoinExec => j }
+
+  /** The range-join operators in `plan`, by node name ("IEJoin", "SlidingWindowJoin", ...). */
+  def rangeJoins(plan: SparkPlan): Seq[String] = collect(plan) {
+    case j: BlockRangeJoinExec => j.nodeName
+    case j: KeyClusteredJoinExec => j.nodeName
+  }
+
+  /** The rows of `df` as a sorted list of their string forms: a multiset, exact to the bit. */
+  def multiset(df: DataFrame): Seq[String] = multisetOf(df.collect().toSeq)
+
+  def multisetOf(rows: Seq[Row]): Seq[String] = rows.map(rowString).sorted
+
+  private def rowString(row: Row): String = row.toSeq
+    .map {
+      case d: Double => java.lang.Double.doubleToRawLongBits(d).toString + "d" // keeps -0.0
+      case f: Float => java.lang.Float.floatToRawIntBits(f).toString + "f"
+      case v => String.valueOf(v)
+    }
+    .mkString("[", ",", "]")
+
+  /**
+   * Asserts that `query` plans an IEJoinExec exactly when `accelerated`, and returns the same
+   * multiset of rows as with the extension disabled. Returns the number of rows.
+   */
+  def checkAgainstVanilla(query: String, accelerated: Boolean = true): Int =
+    checkOperator(query, if (accelerated) Some("IEJoin") else None)
+
+  /**
+   * Asserts that `query` plans the range-join operator `operator` (None: no range-join operator
+   * at all), and returns the same multiset of rows as with the extension disabled. Returns the
+   * number of rows.
+   */
+  def checkOperator(query: String, operator: Option[String]): Int = {
+    val df = spark.sql(query)
+    val actual = multiset(df)
+    val plan = df.queryExecution.executedPlan
+    assert(rangeJoins(plan) == operator.toSeq, s"expected operator $operator in\n$plan")
+    val expected = withConf(RangeJoinConf.Enabled.key -> "false") {
+      val vanilla = spark.sql(query)
+      val rows = multiset(vanilla)
+      assert(rangeJoins(vanilla.queryExecution.executedPlan).isEmpty)
+      rows
+    }
+    if (actual != expected) {
+      val missing = expected.diff(actual).take(10)
+      val extra = actual.diff(expected).take(10)
+      fail(
+        s"""Answers differ for: $query
+           |vanilla rows: ${expected.size}, accelerated rows: ${actual.size}
+           |missing (first 10): ${missing.mkString(" ")}
+           |extra (first 10): ${extra.mkString(" ")}
+           |plan:
+           |$plan""".stripMargin
+      )
+    }
+    actual.size
+  }
+}

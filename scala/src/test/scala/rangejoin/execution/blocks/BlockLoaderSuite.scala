@@ -1,0 +1,117 @@
+package rangejoin.execution.blocks
+
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeRow}
+import org.apache.spark.sql.execution.metric.SQLMetrics
+import org.apache.spark.sql.types.IntegerType
+
+import rangejoin.RangeJoinTestBase
+import rangejoin.config.RangeJoinConf
+
+/**
+ * BlockLoader cuts partitions into sorted blocks through Spark's external sorter: block order and
+ * size, NULL keys, a hot key split across blocks, determinism, and spilling.
+ */
+class BlockLoaderSuite extends RangeJoinTestBase {
+
+  private val blockRows = 16
+
+  /** (id, v): v NULL for every 9th row (45 rows), else 100 for 54 rows (a hot key), else id % 37. */
+  private def input(shuffleSeed: Int) = spark
+    .range(0, 400)
+    .selectExpr(
+      "id",
+      "CASE WHEN id % 9 = 0 THEN NULL WHEN id % 5 = 1 AND id < 300 THEN 100 " +
+        "ELSE CAST(id % 37 AS INT) END AS v"
+    )
+    .orderBy(org.apache.spark.sql.functions.rand(shuffleSeed))
+    .coalesce(1)
+
+  /** Per block: whether it holds NULL-key rows, its rows in hex, and its keys. */
+  private def load(shuffleSeed: Int, spillRows: Int) = {
+    val df = input(shuffleSeed)
+    val loader = new BlockLoader(
+      df.queryExecution.analyzed.output,
+      Seq(BoundReference(1, IntegerType, nullable = true)),
+      Seq(KeyEncoder.forType(IntegerType)),
+      blockRows,
+      spillRows
+    )
+    val spillSize = SQLMetrics.createSizeMetric(spark.sparkContext, "spill size")
+    val peakMemory = SQLMetrics.createSizeMetric(spark.sparkContext, "peak memory")
+    val blocks = df.queryExecution.toRdd
+      .mapPartitions { rows =>
+        loader.load(rows, spillSize, peakMemory).map { b =>
+          val packed = if (b.size == 0) b.nullKeyRows else b.rows
+          val row = new UnsafeRow(packed.numFields)
+          val hex = (0 until packed.size).map(i => packed.row(i, row).toString)
+          val keys = b.keys.headOption.collect { case LongCodes(c) => c.toSeq }.getOrElse(Nil)
+          (b.size == 0, hex, keys)
+        }
+      }
+      .collect()
+      .toSeq
+    (blocks, spillSize.value, peakMemory.value)
+  }
+
+  test("blocks: NULL keys first and apart, then ascending keys, at most blockRows rows each") {
+    val (blocks, _, peak) = load(shuffleSeed = 1, spillRows = Int.MaxValue)
+    assert(blocks.map(_._2.size).sum == 400)
+    assert(blocks.forall(_._2.size <= blockRows))
+    val (nullBlocks, keyed) = blocks.span(_._1)
+    assert(nullBlocks.map(_._2.size).sum == 45) // ids 0, 9, ..., 396
+    assert(keyed.forall(!_._1))
+    val keys = keyed.flatMap(_._3)
+    assert(keys == keys.sorted)
+    assert(peak > 0)
+  }
+
+  test("a run of one key longer than a block is split across blocks") {
+    val (blocks, _, _) = load(shuffleSeed = 2, spillRows = Int.MaxValue)
+    val hot = blocks.map(_._3.count(_ == 100L)).filter(_ > 0)
+    assert(hot.sum == 54)
+    assert(hot.size >= 4) // ceil(54 / 16)
+  }
+
+  test("the same rows in any arrival order, spilled or not, cut into identical blocks") {
+    val (reference, noSpill, _) = load(shuffleSeed = 3, spillRows = Int.MaxValue)
+    assert(noSpill == 0)
+    val (shuffled, _, _) = load(shuffleSeed = 4, spillRows = Int.MaxValue)
+    assert(shuffled == reference)
+    val (spilled, spillSize, _) = load(shuffleSeed = 5, spillRows = 10)
+    assert(spillSize > 0)
+    assert(spilled == reference)
+  }
+
+  test("joins whose block inputs spill while sorting match vanilla and report spill and memory") {
+    spark
+      .range(0, 300)
+      .selectExpr(
+        "id",
+        "CASE WHEN id % 11 = 0 THEN NULL ELSE CAST(id % 23 AS INT) END AS a",
+        "CAST(pmod(hash(id), 50) AS DOUBLE) AS b"
+      )
+      .localCheckpoint()
+      .createOrReplaceTempView("sp")
+    val queries = Seq(
+      "SELECT x.id, y.id FROM sp x JOIN sp y ON x.a < y.a AND x.b >= y.b",
+      "SELECT x.id, y.id FROM sp x FULL JOIN sp y ON x.a <= y.a AND x.b < y.b - 20",
+      "SELECT x.id FROM sp x LEFT ANTI JOIN sp y ON x.a > y.a AND x.b > y.b + 30",
+      "SELECT x.id, y.id FROM sp x LEFT JOIN sp y ON x.a > y.a + 20",
+      "SELECT x.id, y.id FROM sp x RIGHT JOIN sp y ON x.b < y.b - 45"
+    )
+    withConf(RangeJoinConf.SortSpillRows.key -> "10") {
+      queries.foreach { q =>
+        val operator = if (q.contains("AND")) "IEJoin" else "PiecewiseMergeJoin"
+        checkOperator(q, Some(operator))
+        val df = spark.sql(q)
+        df.collect()
+        val joins = collect(df.queryExecution.executedPlan) {
+          case j: rangejoin.execution.BlockRangeJoinExec => j
+        }
+        assert(joins.nonEmpty)
+        assert(joins.map(_.metrics("spillSize").value).sum > 0, q)
+        assert(joins.map(_.metrics("peakMemory").value).sum > 0, q)
+      }
+    }
+  }
+}

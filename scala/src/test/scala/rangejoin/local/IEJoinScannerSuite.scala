@@ -1,0 +1,149 @@
+package rangejoin.local
+
+import scala.util.Random
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import rangejoin.local.InequalityOp._
+
+/** The local algorithms against brute force, on small random inputs full of ties. */
+class IEJoinScannerSuite extends AnyFunSuite {
+
+  private val ops = Seq(Lt, Le, Gt, Ge)
+
+  private def bruteForce(
+      lx: Array[Long],
+      ly: Array[Long],
+      rx: Array[Long],
+      ry: Array[Long],
+      op1: InequalityOp,
+      op2: InequalityOp
+  ): Seq[(Int, Int)] =
+    for {
+      i <- lx.indices
+      j <- rx.indices
+      if op1.holds(java.lang.Long.compare(lx(i), rx(j))) &&
+        op2.holds(java.lang.Long.compare(ly(i), ry(j)))
+    } yield (i, j)
+
+  private def scan(s: PairScanner): Seq[(Int, Int)] = {
+    val out = Seq.newBuilder[(Int, Int)]
+    while (s.advance()) out += ((s.leftIndex, s.rightIndex))
+    out.result()
+  }
+
+  for (op1 <- ops; op2 <- ops) {
+    test(s"IEJoinScanner l.x $op1 r.x AND l.y $op2 r.y equals brute force") {
+      val rnd = new Random(op1.hashCode * 31 + op2.hashCode)
+      var nonEmpty = 0
+      for (_ <- 0 until 200) {
+        val n = rnd.nextInt(30)
+        val m = rnd.nextInt(30)
+        val domain = 1 + rnd.nextInt(8) // small domains: many ties
+        def keys(k: Int) = Array.fill(k)((rnd.nextInt(domain) - domain / 2).toLong)
+        val (lx, ly, rx, ry) = (keys(n), keys(n), keys(m), keys(m))
+        val expected = bruteForce(lx, ly, rx, ry, op1, op2).sorted
+        val actual = scan(new IEJoinScanner(lx, ly, rx, ry, op1, op2))
+        assert(
+          actual.sorted == expected,
+          s"lx=${lx.toSeq} ly=${ly.toSeq} rx=${rx.toSeq} ry=${ry.toSeq}"
+        )
+        assert(actual.distinct.size == actual.size, "a pair was emitted twice")
+        if (expected.nonEmpty) nonEmpty += 1
+      }
+      assert(nonEmpty > 50)
+    }
+  }
+
+  test("IEJoinScanner merges inputs already sorted on x or y, with the same answer") {
+    val rnd = new Random(3)
+    for (op1 <- ops; op2 <- ops; _ <- 0 until 20) {
+      def sortedKeys(k: Int, ascending: Boolean) = {
+        val keys = Array.fill(k)(rnd.nextInt(6).toLong).sorted
+        if (ascending) keys else keys.reverse
+      }
+      val (n, m) = (rnd.nextInt(25), rnd.nextInt(25))
+      val lx = sortedKeys(n, op1.leftSmaller)
+      val rx = sortedKeys(m, op1.leftSmaller)
+      val ly = sortedKeys(n, !op2.leftSmaller)
+      val ry = sortedKeys(m, !op2.leftSmaller)
+      assert(
+        scan(new IEJoinScanner(lx, ly, rx, ry, op1, op2)).sorted ==
+          bruteForce(lx, ly, rx, ry, op1, op2).sorted
+      )
+    }
+  }
+
+  for (op <- ops) {
+    test(s"MergeScanner l.x $op r.x equals brute force on sorted blocks") {
+      val rnd = new Random(op.hashCode)
+      for (_ <- 0 until 300) {
+        val domain = 1 + rnd.nextInt(6)
+        def keys() = Array.fill(rnd.nextInt(25))(rnd.nextInt(domain).toLong - 2).sorted
+        val (l, r) = (keys(), keys())
+        val expected = for {
+          i <- l.indices
+          j <- r.indices if op.holds(java.lang.Long.compare(l(i), r(j)))
+        } yield (i, j)
+        assert(scan(new MergeScanner(l, r, op)).sorted == expected.sorted, s"${l.toSeq} ${r.toSeq}")
+      }
+    }
+  }
+
+  test("skipLeftRow drops the rest of a left row's pairs") {
+    val keys = Array(1L, 2L, 3L)
+    for (
+      scanner <- Seq[PairScanner](
+        new MergeScanner(keys, keys, Le),
+        new IEJoinScanner(keys, keys, keys, keys, Le, Le)
+      )
+    ) {
+      val firsts = Seq.newBuilder[Int]
+      while (scanner.advance()) { firsts += scanner.leftIndex; scanner.skipLeftRow() }
+      assert(firsts.result().sorted == Seq(0, 1, 2))
+    }
+  }
+
+  test("IEJoinScanner handles extreme codes and empty sides") {
+    val extremes = Array(Long.MinValue, -1L, 0L, 1L, Long.MaxValue)
+    for (op1 <- ops; op2 <- ops) {
+      assert(
+        scan(new IEJoinScanner(extremes, extremes.reverse, extremes, extremes, op1, op2)).sorted ==
+          bruteForce(extremes, extremes.reverse, extremes, extremes, op1, op2).sorted
+      )
+      assert(scan(new IEJoinScanner(Array(), Array(), extremes, extremes, op1, op2)).isEmpty)
+      assert(scan(new IEJoinScanner(extremes, extremes, Array(), Array(), op1, op2)).isEmpty)
+    }
+  }
+
+  test("RadixSort is a stable ascending sort of signed longs") {
+    val rnd = new Random(7)
+    for (size <- Seq(0, 1, 2, 100, 5000)) {
+      val keys = Array.fill(size)(rnd.nextInt(5) match {
+        case 0 => rnd.nextLong()
+        case 1 => Long.MinValue
+        case 2 => Long.MaxValue
+        case _ => rnd.nextInt(10).toLong - 5
+      })
+      val expected = keys.indices.sortBy(i => (keys(i), i)) // stable: ties by index
+      assert(RadixSort.sortedIndices(keys).toSeq == expected)
+    }
+  }
+
+  test("HierarchicalBitSet.nextSetBit equals a linear scan") {
+    val rnd = new Random(11)
+    for (size <- Seq(1, 63, 64, 65, 4095, 4097, 300000)) {
+      val bits = new HierarchicalBitSet(size)
+      val reference = new java.util.BitSet(size)
+      for (_ <- 0 until (size / 50 + 1)) {
+        val i = rnd.nextInt(size)
+        bits.set(i)
+        reference.set(i)
+      }
+      for (_ <- 0 until 2000) {
+        val from = rnd.nextInt(size + 2)
+        assert(bits.nextSetBit(from) == reference.nextSetBit(from), s"size=$size from=$from")
+      }
+    }
+  }
+}

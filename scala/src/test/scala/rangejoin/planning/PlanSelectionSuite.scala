@@ -1,0 +1,241 @@
+package rangejoin.planning
+
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
+import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
+import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.types.DoubleType
+
+import rangejoin.RangeJoinTestBase
+import rangejoin.condition.JoinConditionAnalysis
+import rangejoin.config.RangeJoinConf
+
+/** Where IEJoinExec is planned and where Spark keeps the join; configs; EXPLAIN; metrics. */
+class PlanSelectionSuite extends RangeJoinTestBase {
+
+  private def setUp(): Unit = {
+    spark.range(0, 200).selectExpr("id", "id % 13 AS a", "id % 7 AS b").createOrReplaceTempView("p")
+    spark.range(0, 150).selectExpr("id", "id % 11 AS a", "id % 5 AS b").createOrReplaceTempView("q")
+  }
+
+  test("the extension registers its planner strategy") {
+    assert(
+      spark.sessionState.planner.extraPlanningStrategies.exists(_.isInstanceOf[RangeJoinStrategy])
+    )
+  }
+
+  test("two inequalities plan IEJoinExec") {
+    setUp()
+    checkAgainstVanilla("SELECT p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b")
+    checkAgainstVanilla("SELECT p.id, q.id FROM p, q WHERE p.a < q.a AND q.b <= p.b")
+  }
+
+  test("Spark keeps equi-joins, disjunctions, hints and unsupported keys") {
+    setUp()
+    val notAccelerated = Seq(
+      "SELECT p.id, q.id FROM p JOIN q ON p.a = q.a",
+      "SELECT p.id, q.id FROM p JOIN q ON p.a = q.a AND p.b > q.b",
+      "SELECT p.id, q.id FROM p JOIN q ON p.a <=> q.a AND p.b > q.b AND p.id < q.id",
+      "SELECT p.id, q.id FROM p JOIN q ON p.a < q.a OR p.b > q.b",
+      "SELECT p.id, q.id FROM p JOIN q ON array(p.a) < array(q.a) AND p.b > p.id",
+      "SELECT /*+ BROADCAST(q) */ p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b"
+    )
+    notAccelerated.foreach(checkOperator(_, None))
+  }
+
+  test("one inequality plans PiecewiseMergeJoinExec, two or more IEJoinExec, any join type") {
+    setUp()
+    checkOperator("SELECT p.id, q.id FROM p JOIN q ON p.a < q.a", Some("PiecewiseMergeJoin"))
+    checkOperator(
+      "SELECT p.id, q.id FROM p LEFT JOIN q ON p.a < q.a AND p.b > q.b",
+      Some("IEJoin")
+    )
+    checkOperator(
+      "SELECT p.id FROM p WHERE EXISTS (SELECT 1 FROM q WHERE p.a > q.a + 3)",
+      Some("PiecewiseMergeJoin")
+    )
+    withConf(RangeJoinConf.PwmjEnabled.key -> "false") {
+      checkOperator("SELECT p.id, q.id FROM p JOIN q ON p.a < q.a", None)
+    }
+  }
+
+  test("EXPLAIN shows how a single-inequality existence join is answered") {
+    setUp()
+    val text = spark
+      .sql("EXPLAIN SELECT p.id FROM p WHERE NOT EXISTS (SELECT 1 FROM q WHERE p.a > q.a + 3)")
+      .collect()
+      .head
+      .getString(0)
+    assert(text.contains("PiecewiseMergeJoin LeftAnti"), text)
+    assert(text.contains("filter by min((q.a + 3L))"), text)
+    assert(!text.contains("rangepartitioning"), text)
+  }
+
+  test("a non-deterministic comparison is not an inequality key") {
+    setUp()
+    // Spark keeps the non-deterministic conjunct in a Filter above the join, leaving one
+    // inequality in the join condition: a piecewise merge join, not IEJoin.
+    checkOperator(
+      "SELECT count(*) > -1 FROM p JOIN q ON p.a < q.a WHERE p.b > q.b + rand() * 0",
+      Some("PiecewiseMergeJoin")
+    )
+    val a = AttributeReference("a", DoubleType)()
+    val b = AttributeReference("b", DoubleType)()
+    def inequalities(condition: Expression) =
+      JoinConditionAnalysis.analyze(condition, AttributeSet(a), AttributeSet(b)).inequalities
+    assert(inequalities(LessThan(a, Add(b, Rand(Literal(0L))))).isEmpty)
+    assert(inequalities(LessThan(a, Add(b, Literal(1.0)))).size == 1)
+  }
+
+  test("the switches turn the operator off at runtime, and a bad value names the key") {
+    setUp()
+    val q = "SELECT p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b"
+    withConf(RangeJoinConf.IEJoinEnabled.key -> "false")(checkAgainstVanilla(
+      q,
+      accelerated = false
+    ))
+    withConf(RangeJoinConf.Enabled.key -> "false")(checkAgainstVanilla(q, accelerated = false))
+    checkAgainstVanilla(q)
+    for (key <- Seq(RangeJoinConf.Enabled.key, RangeJoinConf.IEJoinEnabled.key)) {
+      val e = intercept[IllegalArgumentException] {
+        withConf(key -> "maybe")(spark.sql(q).collect())
+      }
+      assert(e.getMessage.contains(key) && e.getMessage.contains("true, false"), e.getMessage)
+    }
+    val e = intercept[IllegalArgumentException] {
+      withConf(RangeJoinConf.BlockRows.key -> "0")(spark.sql(q).collect())
+    }
+    assert(e.getMessage.contains(RangeJoinConf.BlockRows.key), e.getMessage)
+  }
+
+  test("an inner join of few candidate pairs is left to Spark; other join types are not") {
+    setUp() // 200 x 150 rows: 30000 candidate pairs, though Spark's estimate is rougher
+    withConf(RangeJoinConf.MinCandidatePairs.key -> "1000000") {
+      checkOperator("SELECT p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b", None)
+      checkOperator(
+        "SELECT p.id, q.id FROM p LEFT JOIN q ON p.a < q.a AND p.b > q.b",
+        Some("IEJoin")
+      )
+    }
+    withConf(RangeJoinConf.MinCandidatePairs.key -> "1") {
+      checkOperator("SELECT p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b", Some("IEJoin"))
+    }
+  }
+
+  test("a large side is range-partitioned on its first key; a small side is not shuffled") {
+    // rangePartitionMinRows is 40 in these tests.
+    spark.range(
+      0,
+      1000
+    ).selectExpr("id", "id % 97 AS a", "id % 89 AS b").createOrReplaceTempView("big")
+    spark.range(
+      0,
+      20
+    ).selectExpr("id", "id * 5 AS a", "id * 4 AS b").createOrReplaceTempView("small")
+    for ((l, r, expected) <- Seq(("big", "small", 1), ("small", "big", 1), ("big", "big", 2))) {
+      val q = s"SELECT x.id, y.id FROM $l x JOIN $r y ON x.a < y.a AND x.b >= y.b"
+      checkAgainstVanilla(q)
+      val plan = spark.sql(q).queryExecution.executedPlan
+      val rangeExchanges = collect(plan) {
+        case e: ShuffleExchangeExec if e.outputPartitioning.isInstanceOf[RangePartitioning] => e
+      }
+      assert(rangeExchanges.size == expected, plan)
+    }
+  }
+
+  test("EXPLAIN shows the IEJoin node with its conditions") {
+    setUp()
+    val text = spark
+      .sql("EXPLAIN SELECT p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b >= q.b AND p.id <> q.id")
+      .collect()
+      .head
+      .getString(0)
+    assert(
+      text.contains(
+        "IEJoin Inner, [p.a < q.a, p.b >= q.b], residual: (NOT (p.id = q.id)), blockRows=16"
+      ),
+      text
+    )
+  }
+
+  test("metrics count output rows and joined and pruned block pairs") {
+    setUp()
+    withConf(RangeJoinConf.BlockRows.key -> "20") {
+      // Correlated keys: most block pairs cannot match and are pruned.
+      val df = spark.sql("SELECT p.id, q.id FROM p JOIN q ON p.id < q.id AND p.id + 3 > q.id")
+      val rows = df.collect().length
+      val join = ieJoins(df.queryExecution.executedPlan).head
+      def metric(name: String): Long = join.metrics(name).asInstanceOf[SQLMetric].value
+      assert(metric("numOutputRows") == rows && rows > 0)
+      assert(metric("blockPairs") > 0 && metric("prunedBlockPairs") > metric("blockPairs"))
+      // At most 20 rows a block: at least 10 blocks of p and 8 of q, so 80 pairs or more.
+      assert(metric("blockPairs") + metric("prunedBlockPairs") >= 80)
+      assert(metric("localJoinTime") > 0)
+    }
+  }
+
+  test("equality keys: a window plans SlidingWindowJoin, other inequalities KeyGroupIEJoin") {
+    setUp()
+    val window = "SELECT p.id, q.id FROM p JOIN q ON p.a = q.a AND p.b BETWEEN q.b - 1 AND q.b + 2"
+    checkOperator(window, Some("SlidingWindowJoin"))
+    val text = spark.sql(s"EXPLAIN $window").collect().head.getString(0)
+    assert(
+      text.contains(
+        "SlidingWindowJoin Inner, keys [p.a = q.a], window [(p.b <= (q.b + 2L)), " +
+          "(p.b >= (q.b - 1L))]"
+      ),
+      text
+    )
+    checkOperator(
+      "SELECT p.id, q.id FROM p JOIN q ON p.a = q.a AND p.b > q.b AND p.id < q.id",
+      Some("KeyGroupIEJoin")
+    )
+    // One inequality with equality keys: Spark's hash join with a filter.
+    checkOperator("SELECT p.id, q.id FROM p JOIN q ON p.a = q.a AND p.b > q.b", None)
+  }
+
+  test(
+    "with distinct counts in the statistics, keyed joins of few candidate pairs stay with Spark"
+  ) {
+    // No broadcast: adaptive execution then re-plans the join once its shuffle stages have run,
+    // when the stages below it carry runtime row counts but no column statistics.
+    withConf("spark.sql.cbo.enabled" -> "true", "spark.sql.autoBroadcastJoinThreshold" -> "-1") {
+      spark.sql("DROP TABLE IF EXISTS keyed_stats")
+      spark.range(0, 400).selectExpr("id", "id % 200 AS k", "id % 17 AS t")
+        .write.saveAsTable("keyed_stats")
+      try {
+        spark.sql("ANALYZE TABLE keyed_stats COMPUTE STATISTICS FOR COLUMNS k, t")
+        // 400 x 400 rows over 200 keys: about 800 candidate pairs (the distinct count is a
+        // HyperLogLog estimate), for a join of any type.
+        for (join <- Seq("JOIN", "LEFT JOIN")) {
+          val q = s"SELECT x.id, y.id FROM keyed_stats x $join keyed_stats y " +
+            "ON x.k = y.k AND x.t BETWEEN y.t - 2 AND y.t + 2"
+          withConf(RangeJoinConf.KeyedMinCandidatePairs.key -> "1000")(checkOperator(q, None))
+          withConf(RangeJoinConf.KeyedMinCandidatePairs.key -> "600") {
+            checkOperator(q, Some("SlidingWindowJoin"))
+          }
+        }
+        // Without distinct counts the keyed rung does not apply.
+        withConf(RangeJoinConf.KeyedMinCandidatePairs.key -> "1000") {
+          checkOperator(
+            "SELECT x.id, y.id FROM range(400) x JOIN range(400) y " +
+              "ON x.id % 200 = y.id % 200 AND x.id BETWEEN y.id - 2 AND y.id + 2",
+            Some("SlidingWindowJoin")
+          )
+        }
+      } finally spark.sql("DROP TABLE IF EXISTS keyed_stats")
+    }
+  }
+
+  test("hints that adaptive execution adds when it re-plans do not turn the operator off") {
+    // One key value: 1 of 8 shuffle partitions is non-empty, so adaptive execution re-plans the
+    // join with a NO_BROADCAST_HASH hint (spark.sql.adaptive.nonEmptyPartitionRatioForBroadcastJoin).
+    spark.range(
+      0,
+      300
+    ).selectExpr("id", "id DIV 1000 AS k", "id % 50 AS t").createOrReplaceTempView("one")
+    val q =
+      "SELECT x.id, y.id FROM one x JOIN one y ON x.k = y.k AND x.t BETWEEN y.t - 1 AND y.t + 1"
+    checkOperator(q, Some("SlidingWindowJoin"))
+  }
+}
