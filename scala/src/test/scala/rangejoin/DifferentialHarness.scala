@@ -37,6 +37,9 @@ object DifferentialHarness {
     c => s"SELECT l.id FROM l WHERE l.id % 4 = 0 OR EXISTS (SELECT 1 FROM r WHERE $c)"
   )
 
+  /** The shapes whose join only asks whether a left row matched: semi, anti and existence. */
+  private val existenceShapes = Set(4, 5, 6, 7, 8)
+
   /** The query for `seed`; registers its tables as `l` and `r` in `spark` first. */
   def query(spark: org.apache.spark.sql.SparkSession, seed: Long): Query = {
     val rnd = new Random(seed)
@@ -63,8 +66,12 @@ object DifferentialHarness {
         case _ => Nil
       }
       val condition = rnd.shuffle(inequalities ++ residual).mkString(" AND ")
-      val sql = shapes(rnd.nextInt(shapes.size))(condition)
-      Query(seed, dataType, sql, if (inequalities.size >= 2) "IEJoin" else "PiecewiseMergeJoin")
+      val shape = rnd.nextInt(shapes.size)
+      val operator =
+        if (inequalities.size >= 2) "IEJoin"
+        else if (residual.isEmpty && existenceShapes(shape)) "BoundFilterJoin"
+        else "PiecewiseMergeJoin"
+      Query(seed, dataType, shapes(shape)(condition), operator)
     }
   }
 

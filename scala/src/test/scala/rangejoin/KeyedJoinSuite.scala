@@ -96,7 +96,7 @@ class KeyedJoinSuite extends RangeJoinTestBase {
     events("r", 200, 3, 8)
     val window = "l.k = r.k AND l.id % 2 = r.id % 2 AND l.s BETWEEN r.s - 10 AND r.s + 10"
     eachShape(window, "SlidingWindowJoin")
-    withConf(RangeJoinConf.SwhjEnabled.key -> "false") {
+    withConf(RangeJoinConf.SlidingWindowJoinEnabled.key -> "false") {
       checkOperator(s"SELECT l.id, r.id FROM l JOIN r ON $window", Some("KeyGroupIEJoin"))
     }
     // Adaptive execution would replace a join with an empty side by an empty relation.

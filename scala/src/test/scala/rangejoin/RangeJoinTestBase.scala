@@ -8,7 +8,12 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.scalatest.funsuite.AnyFunSuite
 
 import rangejoin.config.RangeJoinConf
-import rangejoin.execution.{BlockRangeJoinExec, IEJoinExec, KeyClusteredJoinExec}
+import rangejoin.execution.{
+  BlockRangeJoinExec,
+  BoundFilterJoinExec,
+  IEJoinExec,
+  KeyClusteredJoinExec
+}
 
 /**
  * A local session with the extension, and assertions that compare an accelerated query with the
@@ -49,6 +54,7 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
   /** The range-join operators in `plan`, by node name ("IEJoin", "SlidingWindowJoin", ...). */
   def rangeJoins(plan: SparkPlan): Seq[String] = collect(plan) {
     case j: BlockRangeJoinExec => j.nodeName
+    case j: BoundFilterJoinExec => j.nodeName
     case j: KeyClusteredJoinExec => j.nodeName
   }
 

@@ -20,9 +20,9 @@ import rangejoin.execution.KeyClusteredJoinExec
 
 /**
  * Adaptive execution's skew-join split for the joins with equality keys
- * ([[KeyClusteredJoinExec]]); Spark's own rule knows only its sort-merge and shuffled hash joins.
- * It runs when the shuffles that cluster both inputs by the keys have finished, and reads Spark's
- * skew-join settings (`spark.sql.adaptive.skewJoin.*`).
+ * ([[rangejoin.execution.KeyClusteredJoinExec]]); Spark's own rule knows only its sort-merge and
+ * shuffled hash joins. It runs when the shuffles that cluster both inputs by the keys have
+ * finished, and reads Spark's skew-join settings (`spark.sql.adaptive.skewJoin.*`).
  *
  * A partition of an input is skewed when its shuffled bytes exceed both
  * `skewedPartitionThresholdInBytes` and `skewedPartitionFactor` times the median partition. It is

@@ -10,7 +10,9 @@ final case class Inequality(left: Expression, op: InequalityOp, right: Expressio
   override def toString: String = s"${left.sql} $op ${right.sql}"
 }
 
-/** Catalyst's `< <= > >=` predicates as an [[InequalityOp]] between two operands. */
+/**
+ * Catalyst's `< <= > >=` predicates as a [[rangejoin.local.InequalityOp]] between two operands.
+ */
 object Comparison {
 
   /** The Catalyst predicate for `l op r`. */

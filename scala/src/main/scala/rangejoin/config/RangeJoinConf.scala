@@ -1,5 +1,6 @@
 package rangejoin.config
 
+import org.apache.spark.internal.Logging
 import org.apache.spark.sql.internal.SQLConf
 
 /**
@@ -7,30 +8,43 @@ import org.apache.spark.sql.internal.SQLConf
  *
  * Keys are read from the session's SQL conf each time a query is planned, so
  * `spark.conf.set(key, value)` at runtime takes effect for the next query. A value that does not
- * parse fails with an error that names the key and the allowed values.
+ * parse fails with an error that names the key and the allowed values. A key that was renamed
+ * keeps its old names as `deprecatedKeys`: they are read when the key itself is unset, with a
+ * warning that names the new key.
  */
 final case class ConfEntry[T](
     key: String,
     doc: String,
     default: T,
     allowed: String,
-    parse: String => Option[T]
+    parse: String => Option[T],
+    deprecatedKeys: Seq[String] = Nil
 ) {
 
   /** This entry's value in `conf`, or its default when unset. */
-  def get(conf: SQLConf): T = conf.getConfString(key, null) match {
-    case null => default
-    case raw =>
-      parse(raw.trim).getOrElse(
+  def get(conf: SQLConf): T = raw(conf) match {
+    case None => default
+    case Some((name, value)) =>
+      parse(value.trim).getOrElse(
         throw new IllegalArgumentException(
-          s"Invalid value '$raw' for configuration $key: allowed values are $allowed."
+          s"Invalid value '$value' for configuration $name: allowed values are $allowed."
         )
       )
   }
+
+  /** The key that is set (this one first, then the deprecated ones) and its value. */
+  private def raw(conf: SQLConf): Option[(String, String)] =
+    (key +: deprecatedKeys).iterator
+      .map(k => k -> conf.getConfString(k, null))
+      .collectFirst { case (k, v) if v != null => k -> v }
+      .map { case (k, v) =>
+        if (k != key) RangeJoinConf.warnDeprecated(k, key)
+        k -> v
+      }
 }
 
 /** Every configuration key of spark-rangejoin. The README's table lists the same keys. */
-object RangeJoinConf {
+object RangeJoinConf extends Logging {
   private def booleanEntry(key: String, doc: String, default: Boolean): ConfEntry[Boolean] =
     ConfEntry[Boolean](
       key,
@@ -75,19 +89,22 @@ object RangeJoinConf {
     default = true
   )
 
-  val PwmjEnabled: ConfEntry[Boolean] = booleanEntry(
-    "spark.rangejoin.pwmj.enabled",
-    "Plan joins with exactly one inequality condition as PiecewiseMergeJoinExec.",
+  val PiecewiseMergeJoinEnabled: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.piecewiseMergeJoin.enabled",
+    "Plan joins with exactly one inequality condition as PiecewiseMergeJoinExec (left semi, " +
+      "left anti and existence joins with no other condition: BoundFilterJoinExec). Replaces " +
+      "spark.rangejoin.pwmj.enabled, which is still read, with a warning.",
     default = true
-  )
+  ).copy(deprecatedKeys = Seq("spark.rangejoin.pwmj.enabled"))
 
-  val SwhjEnabled: ConfEntry[Boolean] = booleanEntry(
-    "spark.rangejoin.swhj.enabled",
+  val SlidingWindowJoinEnabled: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.slidingWindowJoin.enabled",
     "Plan joins with equality keys plus a window on one column pair (a lower and an upper " +
       "bound, BETWEEN too) as SlidingWindowJoinExec. When false they take " +
-      "KeyGroupIEJoinExec, if spark.rangejoin.iejoin.enabled.",
+      "KeyGroupIEJoinExec, if spark.rangejoin.iejoin.enabled. Replaces " +
+      "spark.rangejoin.swhj.enabled, which is still read, with a warning.",
     default = true
-  )
+  ).copy(deprecatedKeys = Seq("spark.rangejoin.swhj.enabled"))
 
   val BlockRows: ConfEntry[Int] = positiveIntEntry(
     "spark.rangejoin.blockRows",
@@ -138,12 +155,18 @@ object RangeJoinConf {
     Seq(
       Enabled,
       IEJoinEnabled,
-      PwmjEnabled,
-      SwhjEnabled,
+      PiecewiseMergeJoinEnabled,
+      SlidingWindowJoinEnabled,
       BlockRows,
       SortSpillRows,
       RangePartitionMinRows,
       MinCandidatePairs,
       KeyedMinCandidatePairs
     )
+
+  private val warned = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
+
+  /** Logs once per JVM that `old` is read in place of its new name `key`. */
+  private[config] def warnDeprecated(old: String, key: String): Unit =
+    if (warned.add(old)) logWarning(s"Configuration $old is deprecated; use $key instead.")
 }

@@ -8,15 +8,16 @@ import rangejoin.execution.runtime.{IEJoinLocal, LocalJoin}
 import rangejoin.local.InequalityOp
 
 /**
- * Joins on two or more inequalities: IEJoin ([[IEJoinScanner]]) on the first two, per block
- * pair (see [[BlockRangeJoinExec]]); further inequalities prune block pairs and are checked on
- * the pairs IEJoin emits.
+ * Joins on two or more inequalities: IEJoin ([[rangejoin.local.IEJoinScanner]]) on the first two,
+ * per block pair (see [[BlockRangeJoinExec]]); further inequalities prune block pairs and are
+ * checked on the pairs IEJoin emits.
  *
  * Inequality `k` is `leftKeys(k) ops(k) rightKeys(k)`; there are at least two.
  *
  * @param residual the rest of the join condition, checked on candidate pairs
  * @param blockRows the most rows in one block
  * @param sortSpillRows rows a load task sorts in memory before it spills them
+ * @param leftInput how the left input reaches the block loader; `rightInput` likewise
  */
 case class IEJoinExec(
     leftKeys: Seq[Expression],
@@ -26,6 +27,8 @@ case class IEJoinExec(
     joinType: JoinType,
     blockRows: Int,
     sortSpillRows: Int,
+    leftInput: BlockInput,
+    rightInput: BlockInput,
     left: SparkPlan,
     right: SparkPlan
 ) extends BlockRangeJoinExec {

@@ -5,14 +5,22 @@ import org.apache.spark.sql.catalyst.plans.{FullOuter, JoinType, RightOuter}
 import org.apache.spark.sql.execution.BinaryExecNode
 
 import rangejoin.condition.Inequality
-import rangejoin.execution.runtime.{BlockJoinRuntime, JoinPass, LocalJoin, StreamEmit}
+import rangejoin.execution.runtime.{
+  BlockJoinMetrics,
+  BlockJoinRuntime,
+  JoinColumns,
+  JoinPass,
+  LocalJoin,
+  StreamEmit
+}
 import rangejoin.local.InequalityOp
 
 /**
- * A join operator that runs a local join ([[LocalJoin]]) on the leading inequalities of its
- * condition over pairs of sorted blocks, through [[BlockJoinRuntime]].
+ * A join operator that runs a local join ([[rangejoin.execution.runtime.LocalJoin]]) on the leading
+ * inequalities of its condition over pairs of sorted blocks, through
+ * [[rangejoin.execution.runtime.BlockJoinRuntime]].
  */
-trait InequalityJoinExec extends BinaryExecNode {
+trait InequalityJoinExec extends BinaryExecNode with JoinMetrics {
 
   /** Inequality `k` is `leftKeys(k) ops(k) rightKeys(k)`. */
   def leftKeys: Seq[Expression]
@@ -27,6 +35,9 @@ trait InequalityJoinExec extends BinaryExecNode {
   def inequalities: Seq[Inequality] = leftKeys.indices.map { k =>
     Inequality(leftKeys(k), ops(k), rightKeys(k))
   }
+
+  override protected def reportedMetrics: Seq[JoinMetric] =
+    Seq(JoinMetric.NumOutputRows, JoinMetric.LocalJoinTime, JoinMetric.PeakMemory)
 
   /** How many leading inequalities the local join uses; the others are checked on its pairs. */
   protected def localKeys: Int
@@ -59,15 +70,14 @@ trait InequalityJoinExec extends BinaryExecNode {
    */
   protected def blockJoinRuntime(pass: JoinPass): BlockJoinRuntime = new BlockJoinRuntime(
     localJoin(streamOps(pass).take(localKeys)),
-    pass.emit,
-    pass.streamIsLeft,
-    pass.padUnmatched,
+    pass,
     (inequalities.drop(localKeys).map(_.toExpression) ++ residual).reduceOption(And),
-    left.output,
-    right.output,
-    output,
-    longMetric("numOutputRows"),
-    longMetric("localJoinTime"),
-    longMetric("peakMemory")
+    JoinColumns(left.output, right.output, output),
+    BlockJoinMetrics(
+      metric(JoinMetric.NumOutputRows),
+      metric(JoinMetric.LocalJoinTime),
+      metric(JoinMetric.PeakMemory)
+    )
   )
+
 }

@@ -12,7 +12,8 @@ import rangejoin.execution.keyed.{KeyGroup, KeyGroups}
 /**
  * A join with equality keys, run per partition on inputs that Spark clusters by the keys (a hash
  * exchange, as for its sort-merge join) and sorts by the keys, then by further sort columns. The
- * operators co-group the sorted inputs by key ([[KeyGroups]]) and join within each group.
+ * operators co-group the sorted inputs by key ([[rangejoin.execution.keyed.KeyGroups]]) and join
+ * within each group.
  *
  * The stream side is the left input, except for a right outer join.
  */
@@ -68,7 +69,8 @@ trait KeyClusteredJoinExec extends BinaryExecNode {
 
   /**
    * Made on the driver: runs `join` on the key groups of each pair of input partitions, stream
-   * side first ([[KeyGroups]]). Captures only bound expressions, not the node.
+   * side first ([[rangejoin.execution.keyed.KeyGroups]]). Captures only bound expressions, not the
+   * node.
    */
   protected def perPartition(join: Iterator[KeyGroup] => Iterator[InternalRow])
       : RDD[InternalRow] = {

@@ -5,7 +5,6 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans._
 import org.apache.spark.sql.execution.SparkPlan
-import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
 import rangejoin.execution.blocks.{Block, BlockStats, KeyColumn, KeyEncoder}
 import rangejoin.execution.runtime.{BlockJoinRuntime, IEJoinLocal, LocalJoin}
@@ -16,13 +15,15 @@ import rangejoin.local.InequalityOp
  * the interval overlap `a.chrom = b.chrom AND a.start <= b.end AND a.end >= b.start`: both inputs
  * are clustered by the keys and sorted by them, and each key group runs the local IEJoin.
  *
- * Per key group, each side's rows are read into memory and cut into sorted [[Block]]s of at most `blockRows` rows, so a
- * large group runs as many bounded block pairs, and pairs whose min/max ranges cannot satisfy
- * every inequality are skipped. [[BlockJoinRuntime]] then joins each stream block with its build
+ * Per key group, each side's rows are read into memory and cut into sorted
+ * [[rangejoin.execution.blocks.Block]]s of at most `blockRows` rows, so a large group runs as many
+ * bounded block pairs, and pairs whose min/max ranges cannot satisfy every inequality are skipped.
+ * [[rangejoin.execution.runtime.BlockJoinRuntime]] then joins each stream block with its build
  * blocks exactly as [[IEJoinExec]] does, in the same passes, so NULL keys, ties and join types
- * behave the same; a full outer join's second pass runs per group. A group's blocks are
- * reserved from the task's memory manager ([[JoinMemory]]) while the group is joined: a key group
- * too large for the task's memory fails with an error rather than exhausting the heap.
+ * behave the same; a full outer join's second pass runs per group. A group's blocks are reserved
+ * from the task's memory manager ([[rangejoin.execution.runtime.JoinMemory]]) while the group is
+ * joined: a key group too large for the task's memory fails with an error rather than exhausting
+ * the heap.
  *
  * Inequality `k` is `leftKeys(k) ops(k) rightKeys(k)`; there are at least two.
  */
@@ -48,12 +49,6 @@ case class KeyGroupIEJoinExec(
   override protected def localKeys: Int = 2
 
   override protected def localJoin(ops: Seq[InequalityOp]): LocalJoin = IEJoinLocal(ops(0), ops(1))
-
-  override lazy val metrics: Map[String, SQLMetric] = Map(
-    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
-    "localJoinTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "local join time"),
-    "peakMemory" -> SQLMetrics.createSizeMetric(sparkContext, "peak memory")
-  )
 
   override def simpleString(maxFields: Int): String = {
     val rest = residual.map(r => s", residual: ${r.sql}").getOrElse("")

@@ -5,18 +5,18 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans._
 import org.apache.spark.sql.execution.SparkPlan
-import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.execution.rangejoin.SpillableRowArray
+import org.apache.spark.sql.execution.rangejoin.SpillThresholds
 
-import rangejoin.execution.keyed.SlidingWindowScan
-import rangejoin.execution.runtime.StreamEmit
+import rangejoin.execution.keyed.{SlidingWindowScan, WindowBounds}
+import rangejoin.execution.runtime.{JoinColumns, JoinPass, StreamEmit}
 
 /**
  * Equality keys plus a bounded window on one column pair, e.g.
  * `l.id = r.id AND l.ts >= r.ts AND l.ts < r.ts + INTERVAL 1 DAY`: both inputs are clustered by
  * the keys and sorted by keys, then window column, and each partition is scanned once with a
- * sliding window of build rows per key ([[SlidingWindowScan]]). The window is the only state; it
- * spills through Spark's memory manager ([[SlidingWindowBuffer]]).
+ * sliding window of build rows per key ([[rangejoin.execution.keyed.SlidingWindowScan]]). The
+ * window is the only state; it spills through Spark's memory manager
+ * ([[rangejoin.execution.keyed.SlidingWindowBuffer]]).
  *
  * The stream side is the left input, except for a right outer join; the output keeps the stream
  * side's order within each partition, except that a full outer join also outputs unmatched
@@ -39,7 +39,8 @@ case class SlidingWindowJoinExec(
     left: SparkPlan,
     right: SparkPlan,
     skewSplit: Boolean = false
-) extends KeyClusteredJoinExec {
+) extends KeyClusteredJoinExec
+    with JoinMetrics {
 
   override protected def leftSortColumns: Seq[Expression] = Seq(leftColumn)
   override protected def rightSortColumns: Seq[Expression] = Seq(rightColumn)
@@ -49,10 +50,8 @@ case class SlidingWindowJoinExec(
     case _ => if (streamIsLeft) left.outputOrdering else right.outputOrdering
   }
 
-  override lazy val metrics: Map[String, SQLMetric] = Map(
-    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
-    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "window spill size")
-  )
+  override protected def reportedMetrics: Seq[JoinMetric] =
+    Seq(JoinMetric.NumOutputRows, JoinMetric.WindowSpillSize)
 
   override def simpleString(maxFields: Int): String = {
     val rest = residual.map(r => s", residual: ${r.sql}").getOrElse("")
@@ -63,25 +62,25 @@ case class SlidingWindowJoinExec(
     // The build side is the right input when the left streams: rows of the right input enter
     // the window by the upper bound and leave by the lower one; the other way round otherwise.
     val (enters, stays) = if (streamIsLeft) (upper, lower) else (lower, upper)
-    val (streamOutput, buildOutput) =
-      if (streamIsLeft) (left.output, right.output) else (right.output, left.output)
+    val columns = JoinColumns(left.output, right.output, output)
+    val (streamOutput, buildOutput) = columns.streamAndBuild(streamIsLeft)
     val (streamColumn, buildColumn) =
       if (streamIsLeft) (leftColumn, rightColumn) else (rightColumn, leftColumn)
+    val inputs = left.output ++ right.output
     val scan = new SlidingWindowScan(
-      StreamEmit.of(joinType),
-      streamIsLeft,
+      JoinPass(streamIsLeft, StreamEmit.of(joinType), padUnmatched = false),
       keepUnmatchedBuild = joinType == FullOuter,
-      BindReferences.bindReference(enters, left.output ++ right.output),
-      BindReferences.bindReference(stays, left.output ++ right.output),
+      WindowBounds(
+        BindReferences.bindReference(enters, inputs),
+        BindReferences.bindReference(stays, inputs),
+        BindReferences.bindReference(streamColumn, streamOutput),
+        BindReferences.bindReference(buildColumn, buildOutput)
+      ),
       residual,
-      BindReferences.bindReference(streamColumn, streamOutput),
-      BindReferences.bindReference(buildColumn, buildOutput),
-      left.output,
-      right.output,
-      output,
-      SpillableRowArray.sortMergeJoinThresholds(conf),
-      metrics("numOutputRows"),
-      metrics("spillSize")
+      columns,
+      SpillThresholds.ofSortMergeJoin(conf),
+      metric(JoinMetric.NumOutputRows),
+      metric(JoinMetric.WindowSpillSize)
     )
     perPartition(scan.join)
   }

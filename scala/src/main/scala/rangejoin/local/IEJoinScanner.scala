@@ -4,9 +4,9 @@ package rangejoin.local
  * The local IEJoin of one left block and one right block on two inequalities
  * `l.x op1 r.x AND l.y op2 r.y` (Khayyat et al., with the union-array layout DuckDB uses).
  *
- * Keys arrive as codes whose signed order is Spark's order (see [[KeyColumn]]); no key is NULL.
- * The n left rows and m right rows are numbered together: left row `i` is `i`, right row `j` is
- * `n + j`.
+ * Keys arrive as codes whose signed order is Spark's order (see
+ * [[rangejoin.execution.blocks.KeyColumn]]); no key is NULL. The n left rows and m right rows are
+ * numbered together: left row `i` is `i`, right row `j` is `n + j`.
  *
  *  1. '''L1''' orders all rows by x so that, for a left row at position p, the right rows that
  *     satisfy `op1` are exactly the right rows after p. `<`/`<=` sort ascending and `>`/`>=`
@@ -22,7 +22,8 @@ package rangejoin.local
  *
  * Each order is a linear merge when both blocks are already in that order (blocks are sorted
  * ascending on x, which L1 uses for `<`/`<=`), else a stable radix sort that gets the tie rule
- * from the order the rows are handed to it. Cost: at most two sorts, then O(n + m + output) bit-set steps.
+ * from the order the rows are handed to it. Cost: at most two sorts, then O(n + m + output) bit-set
+ * steps.
  *
  * Use: `while (scanner.advance()) emit(scanner.leftIndex, scanner.rightIndex)`.
  */

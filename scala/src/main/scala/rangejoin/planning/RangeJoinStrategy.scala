@@ -2,14 +2,7 @@ package rangejoin.planning
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{
-  And,
-  Ascending,
-  Attribute,
-  Expression,
-  Murmur3Hash,
-  SortOrder
-}
+import org.apache.spark.sql.catalyst.expressions.{And, Expression}
 import org.apache.spark.sql.catalyst.plans._
 import org.apache.spark.sql.catalyst.plans.logical.{
   BROADCAST,
@@ -20,16 +13,13 @@ import org.apache.spark.sql.catalyst.plans.logical.{
   SHUFFLE_MERGE,
   SHUFFLE_REPLICATE_NL
 }
-import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
-import org.apache.spark.sql.catalyst.plans.logical.statsEstimation.EstimationUtils
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
-import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
-import org.apache.spark.sql.execution.exchange.{REPARTITION_BY_NUM, ShuffleExchangeExec}
 import org.apache.spark.sql.internal.SQLConf
 
 import rangejoin.condition.{Equality, JoinConditionAnalysis, JoinConjuncts, SlidingWindow}
 import rangejoin.config.RangeJoinConf
 import rangejoin.execution.{
+  BoundFilterJoinExec,
   IEJoinExec,
   KeyGroupIEJoinExec,
   PiecewiseMergeJoinExec,
@@ -53,18 +43,23 @@ import rangejoin.execution.{
  *     Spark's statistics have distinct counts for the keys (its hash and sort-merge joins).
  *  1. The condition has equality keys (`l.k = r.k`):
  *     a. a null-safe equality (`<=>`), a key of another type than the inequality keys (see
- *        [[JoinConditionAnalysis.isSortableKeyType]]), or no inequality: Spark's hash and
- *        sort-merge joins;
+ *        [[rangejoin.condition.JoinConditionAnalysis.isSortableKeyType]]), or no inequality:
+ *        Spark's hash and sort-merge joins;
  *     a. two inequalities bound one column pair from below and above (a window, `BETWEEN` too)
- *        and `spark.rangejoin.swhj.enabled`: [[SlidingWindowJoinExec]];
- *     a. two or more inequalities and `spark.rangejoin.iejoin.enabled`: [[KeyGroupIEJoinExec]];
+ *        and `spark.rangejoin.slidingWindowJoin.enabled`:
+ *        [[rangejoin.execution.SlidingWindowJoinExec]];
+ *     a. two or more inequalities and `spark.rangejoin.iejoin.enabled`:
+ *        [[rangejoin.execution.KeyGroupIEJoinExec]];
  *     a. otherwise: Spark.
- *  1. Two or more inequalities and `spark.rangejoin.iejoin.enabled`: [[IEJoinExec]]. Each side
- *     estimated at `spark.rangejoin.rangePartitionMinRows` rows or more is range-partitioned on
- *     the first inequality's key; a smaller one is not shuffled.
- *  1. Exactly one inequality and `spark.rangejoin.pwmj.enabled`: [[PiecewiseMergeJoinExec]].
- *     A semi, anti or existence join with no residual becomes a filter against the other
- *     side's min or max key, with no shuffle; anything else runs over sorted blocks as above.
+ *  1. Two or more inequalities and `spark.rangejoin.iejoin.enabled`:
+ *     [[rangejoin.execution.IEJoinExec]]. Each side estimated at
+ *     `spark.rangejoin.rangePartitionMinRows` rows or more is range-partitioned on the first
+ *     inequality's key; a smaller one is not shuffled.
+ *  1. Exactly one inequality and `spark.rangejoin.piecewiseMergeJoin.enabled`: a semi, anti or
+ *     existence join with no residual is [[rangejoin.execution.BoundFilterJoinExec]], a filter
+ *     against the other side's min or max key with no shuffle; anything else is
+ *     [[rangejoin.execution.PiecewiseMergeJoinExec]] over sorted blocks, its inputs prepared as
+ *     above.
  *  1. Otherwise: Spark.
  *
  * Each decline is logged at debug level with its reason.
@@ -121,42 +116,18 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
   private def fewCandidatePairs(join: Join, eqs: Seq[Equality], conf: SQLConf)
       : Option[String] =
     if (eqs.isEmpty) {
-      val pairs = estimatedRows(join.left) * estimatedRows(join.right)
+      val pairs = SizeEstimates.rows(join.left) * SizeEstimates.rows(join.right)
       val limit = RangeJoinConf.MinCandidatePairs
       Option.when(join.joinType.isInstanceOf[InnerLike] && pairs <= BigInt(limit.get(conf))) {
         s"an inner join of about $pairs candidate pairs, at most ${limit.key}"
       }
     } else {
       val limit = RangeJoinConf.KeyedMinCandidatePairs
-      keyedCandidatePairs(join, eqs).filter(_ <= BigInt(limit.get(conf))).map { pairs =>
-        s"about $pairs candidate pairs sharing a key, at most ${limit.key}"
+      SizeEstimates.keyedCandidatePairs(join, eqs).filter(_ <= BigInt(limit.get(conf))).map {
+        pairs =>
+          s"about $pairs candidate pairs sharing a key, at most ${limit.key}"
       }
     }
-
-  /**
-   * Estimated pairs that share a key: left rows x right rows / key values, when Spark's
-   * statistics have a distinct count for every key column of a side (`ANALYZE TABLE ... FOR
-   * COLUMNS` with `spark.sql.cbo.enabled`); the larger side's count is taken.
-   */
-  private def keyedCandidatePairs(join: Join, eqs: Seq[Equality]): Option[BigInt] = {
-    def distinctKeys(plan: LogicalPlan, keys: Seq[Expression]): Option[BigInt] = {
-      val counts = keys.map {
-        case a: Attribute => distinctCount(plan, a)
-        case _ => None
-      }
-      if (counts.forall(_.isDefined)) Some(counts.flatten.product.min(estimatedRows(plan)))
-      else None
-    }
-    (distinctKeys(join.left, eqs.map(_.left)) ++ distinctKeys(join.right, eqs.map(_.right)))
-      .reduceOption(_ max _)
-      .map(keys => estimatedRows(join.left) * estimatedRows(join.right) / keys.max(1))
-  }
-
-  /** The row count Spark estimates, else its size estimate divided by the row width. */
-  private def estimatedRows(plan: LogicalPlan): BigInt = {
-    val stats = plan.stats
-    stats.rowCount.getOrElse(stats.sizeInBytes / EstimationUtils.getSizePerRow(plan.output))
-  }
 
   private def supported(joinType: JoinType): Boolean = joinType match {
     case _: InnerLike | LeftOuter | RightOuter | FullOuter | LeftSemi | LeftAnti => true
@@ -179,7 +150,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
       )
       _ <- require(ineqs.nonEmpty, s"an equi-join on ${eqs.mkString(", ")}")
       planned <- window match {
-        case Some((w, others)) if RangeJoinConf.SwhjEnabled.get(conf) =>
+        case Some((w, others)) if RangeJoinConf.SlidingWindowJoinEnabled.get(conf) =>
           val residual = (others.map(_.toExpression) ++ conjuncts.residuals).reduceOption(And)
           Right(
             SlidingWindowJoinExec(
@@ -216,19 +187,6 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     } yield planned
   }
 
-  /**
-   * The distinct count of column `a` in `plan`'s statistics. When adaptive execution re-plans a
-   * join, the finished stages below it carry runtime row counts but no column statistics, so
-   * the count is then read from the stage's logical plan, as the first planning saw it.
-   */
-  private def distinctCount(plan: LogicalPlan, a: Attribute): Option[BigInt] =
-    plan.stats.attributeStats.get(a).flatMap(_.distinctCount).orElse {
-      plan.collectFirst {
-        case stage: LogicalQueryStage if stage.logicalPlan.outputSet.contains(a) =>
-          stage.logicalPlan.stats.attributeStats.get(a).flatMap(_.distinctCount)
-      }.flatten
-    }
-
   /** Rungs 5 and 6: the operator for the number of inequalities. */
   private def chooseOperator(join: Join, conjuncts: JoinConjuncts, conf: SQLConf)
       : Either[String, SparkPlan] = {
@@ -236,7 +194,16 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     val residual = conjuncts.residuals.reduceOption(And)
     val blockRows = RangeJoinConf.BlockRows.get(conf)
     val sortSpillRows = RangeJoinConf.SortSpillRows.get(conf)
+    def prepared(key: Expression, child: LogicalPlan) = BlockInputPlanning.prepare(
+      key,
+      child,
+      planLater(child),
+      session.sparkContext.defaultParallelism,
+      conf
+    )
     if (ineqs.size >= 2 && RangeJoinConf.IEJoinEnabled.get(conf)) {
+      val (left, right) =
+        (prepared(ineqs.head.left, join.left), prepared(ineqs.head.right, join.right))
       Right(
         IEJoinExec(
           ineqs.map(_.left),
@@ -246,27 +213,43 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
           join.joinType,
           blockRows,
           sortSpillRows,
-          sortedBlocks(ineqs.head.left, join.left),
-          sortedBlocks(ineqs.head.right, join.right)
+          left.input,
+          right.input,
+          left.plan,
+          right.plan
         )
       )
-    } else if (ineqs.size == 1 && RangeJoinConf.PwmjEnabled.get(conf)) {
-      val byBound = PiecewiseMergeJoinExec.usesBound(join.joinType, residual)
-      def child(key: Expression, plan: LogicalPlan) =
-        if (byBound) planLater(plan) else sortedBlocks(key, plan)
-      Right(
-        PiecewiseMergeJoinExec(
-          ineqs.head.left,
-          ineqs.head.op,
-          ineqs.head.right,
-          residual,
-          join.joinType,
-          blockRows,
-          sortSpillRows,
-          child(ineqs.head.left, join.left),
-          child(ineqs.head.right, join.right)
+    } else if (ineqs.size == 1 && RangeJoinConf.PiecewiseMergeJoinEnabled.get(conf)) {
+      val ineq = ineqs.head
+      if (residual.isEmpty && BoundFilterJoinExec.supports(join.joinType)) {
+        Right(
+          BoundFilterJoinExec(
+            ineq.left,
+            ineq.op,
+            ineq.right,
+            join.joinType,
+            planLater(join.left),
+            planLater(join.right)
+          )
         )
-      )
+      } else {
+        val (left, right) = (prepared(ineq.left, join.left), prepared(ineq.right, join.right))
+        Right(
+          PiecewiseMergeJoinExec(
+            ineq.left,
+            ineq.op,
+            ineq.right,
+            residual,
+            join.joinType,
+            blockRows,
+            sortSpillRows,
+            left.input,
+            right.input,
+            left.plan,
+            right.plan
+          )
+        )
+      }
     } else {
       Left(s"${ineqs.size} inequality conjunct(s) and no enabled operator for that")
     }
@@ -274,35 +257,4 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
 
   private def require(holds: Boolean, reason: => String): Either[String, Unit] =
     if (holds) Right(()) else Left(reason)
-
-  /**
-   * `child` prepared for cutting into sorted blocks. A side estimated at fewer than
-   * `spark.rangejoin.rangePartitionMinRows` rows is not shuffled ([[BlockRangeJoinExec]]
-   * coalesces it). A larger one is range-partitioned on `key` into max(default parallelism,
-   * estimated rows / `blockRows`) partitions, at most `spark.sql.shuffle.partitions`, so that
-   * blocks of different partitions cover key ranges that overlap at most at their ends; the
-   * shuffle origin keeps adaptive execution from coalescing them.
-   */
-  private def sortedBlocks(key: Expression, child: LogicalPlan): SparkPlan = {
-    val conf = SQLConf.get
-    val rows = estimatedRows(child)
-    if (rows < RangeJoinConf.RangePartitionMinRows.get(conf)) {
-      planLater(child)
-    } else {
-      val wanted = (rows / RangeJoinConf.BlockRows.get(conf) + 1).min(Int.MaxValue).toInt
-      val partitions =
-        wanted.max(session.sparkContext.defaultParallelism).min(conf.numShufflePartitions)
-      // Ties on the key are ordered by a hash of the row, so the rows of one very frequent key
-      // value spread over several partitions instead of loading in a single task.
-      val hashable =
-        child.output.filter(a => new Murmur3Hash(Seq(a)).checkInputDataTypes().isSuccess)
-      val tieBreak =
-        if (hashable.isEmpty) Nil else Seq(SortOrder(new Murmur3Hash(hashable), Ascending))
-      ShuffleExchangeExec(
-        RangePartitioning(SortOrder(key, Ascending) +: tieBreak, partitions),
-        planLater(child),
-        REPARTITION_BY_NUM
-      )
-    }
-  }
 }

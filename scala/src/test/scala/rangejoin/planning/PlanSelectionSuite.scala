@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.execution.rangejoin.JobCounter
 import org.apache.spark.sql.types.DoubleType
 
 import rangejoin.RangeJoinTestBase
@@ -52,9 +53,13 @@ class PlanSelectionSuite extends RangeJoinTestBase {
     )
     checkOperator(
       "SELECT p.id FROM p WHERE EXISTS (SELECT 1 FROM q WHERE p.a > q.a + 3)",
+      Some("BoundFilterJoin")
+    )
+    checkOperator(
+      "SELECT p.id FROM p WHERE EXISTS (SELECT 1 FROM q WHERE p.a > q.a + 3 AND p.b <> q.b)",
       Some("PiecewiseMergeJoin")
     )
-    withConf(RangeJoinConf.PwmjEnabled.key -> "false") {
+    withConf(RangeJoinConf.PiecewiseMergeJoinEnabled.key -> "false") {
       checkOperator("SELECT p.id, q.id FROM p JOIN q ON p.a < q.a", None)
     }
   }
@@ -66,9 +71,37 @@ class PlanSelectionSuite extends RangeJoinTestBase {
       .collect()
       .head
       .getString(0)
-    assert(text.contains("PiecewiseMergeJoin LeftAnti"), text)
+    assert(text.contains("BoundFilterJoin LeftAnti, ["), text)
     assert(text.contains("filter by min((q.a + 3L))"), text)
     assert(!text.contains("rangepartitioning"), text)
+  }
+
+  test("df.rdd and explain() start no Spark job; an action runs the driver jobs once") {
+    setUp()
+    // Inputs that are not shuffled: a range-partitioned input's exchange samples its input
+    // when Spark builds the exchange, which is Spark's range partitioner, not this operator.
+    val queries = Seq(
+      "SELECT p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b" -> "IEJoin",
+      "SELECT p.id, q.id FROM p FULL JOIN q ON p.a < q.a" -> "PiecewiseMergeJoin",
+      "SELECT p.id FROM p LEFT ANTI JOIN q ON p.a > q.a + 3" -> "BoundFilterJoin"
+    )
+    for ((q, operator) <- queries; adaptive <- Seq("true", "false")) {
+      withConf(
+        "spark.sql.adaptive.enabled" -> adaptive,
+        RangeJoinConf.RangePartitionMinRows.key -> "1000"
+      ) {
+        val df = spark.sql(q)
+        val (rdd, jobsForRdd) = JobCounter.during(spark) {
+          df.explain()
+          df.rdd
+        }
+        assert(rangeJoins(df.queryExecution.executedPlan) == Seq(operator))
+        assert(jobsForRdd == 0, s"$q (adaptive $adaptive) started jobs before any action")
+        val (count, jobsForCount) = JobCounter.during(spark)(rdd.count())
+        assert(count == multiset(df).size)
+        assert(jobsForCount >= 2, s"$q: the driver jobs and the join's own job")
+      }
+    }
   }
 
   test("a non-deterministic comparison is not an inequality key") {
@@ -106,6 +139,28 @@ class PlanSelectionSuite extends RangeJoinTestBase {
       withConf(RangeJoinConf.BlockRows.key -> "0")(spark.sql(q).collect())
     }
     assert(e.getMessage.contains(RangeJoinConf.BlockRows.key), e.getMessage)
+  }
+
+  test("renamed switches still read their old keys; the new key wins when both are set") {
+    setUp()
+    val single = "SELECT p.id, q.id FROM p JOIN q ON p.a < q.a"
+    val window = "SELECT p.id, q.id FROM p JOIN q ON p.a = q.a AND p.b BETWEEN q.b - 2 AND q.b + 2"
+    val renamed = Seq(
+      (RangeJoinConf.PiecewiseMergeJoinEnabled, single, Some("PiecewiseMergeJoin"), None),
+      (
+        RangeJoinConf.SlidingWindowJoinEnabled,
+        window,
+        Some("SlidingWindowJoin"),
+        Some("KeyGroupIEJoin")
+      )
+    )
+    for ((entry, q, on, off) <- renamed) {
+      val old = entry.deprecatedKeys.head
+      withConf(old -> "false")(checkOperator(q, off))
+      withConf(old -> "false", entry.key -> "true")(checkOperator(q, on))
+      val e = intercept[IllegalArgumentException](withConf(old -> "no")(spark.sql(q).collect()))
+      assert(e.getMessage.contains(old), e.getMessage)
+    }
   }
 
   test("an inner join of few candidate pairs is left to Spark; other join types are not") {
@@ -152,7 +207,8 @@ class PlanSelectionSuite extends RangeJoinTestBase {
       .getString(0)
     assert(
       text.contains(
-        "IEJoin Inner, [p.a < q.a, p.b >= q.b], residual: (NOT (p.id = q.id)), blockRows=16"
+        "IEJoin Inner, [p.a < q.a, p.b >= q.b], residual: (NOT (p.id = q.id)), blockRows=16, " +
+          "left range-partitioned, right range-partitioned"
       ),
       text
     )

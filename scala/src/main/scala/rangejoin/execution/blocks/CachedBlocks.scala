@@ -1,5 +1,9 @@
 package rangejoin.execution.blocks
 
+import java.util.concurrent.ConcurrentHashMap
+
+import scala.util.chaining._
+
 import org.apache.spark.{FutureAction, SparkContext}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.scheduler.{SparkListener, SparkListenerEvent}
@@ -59,16 +63,40 @@ object CachedBlocks {
     inputs.head.blocks.sparkContext.getRDDStorageInfo.filter(r => ids(r.id)).map(_.diskSize).sum
   }
 
-  /** Holds only the RDD's id, so that the RDD itself stays collectable by ContextCleaner. */
+  /**
+   * Drops the RDD's blocks when the current SQL execution ends. One listener per SparkContext
+   * serves every query; it holds only RDD ids, so the RDDs themselves stay collectable by
+   * ContextCleaner.
+   */
   private def unpersistWhenExecutionEnds(sc: SparkContext, rddId: Int): Unit =
     Option(sc.getLocalProperty(SQLExecution.EXECUTION_ID_KEY)).map(_.toLong).foreach { id =>
-      sc.addSparkListener(new SparkListener {
-        override def onOtherEvent(event: SparkListenerEvent): Unit = event match {
-          case end: SparkListenerSQLExecutionEnd if end.executionId == id =>
-            sc.getPersistentRDDs.get(rddId).foreach(_.unpersist(blocking = false))
-            sc.removeSparkListener(this)
-          case _ =>
-        }
-      })
+      val janitor = janitors.synchronized {
+        janitors.computeIfAbsent(sc, _ => new Janitor(sc).tap(sc.addSparkListener))
+      }
+      janitor.add(id, rddId)
     }
+
+  private val janitors = new java.util.WeakHashMap[SparkContext, Janitor]
+
+  /**
+   * Unpersists the RDDs registered for each SQL execution when it ends. It refers to its context
+   * weakly, so that the map of janitors does not keep a stopped context alive.
+   */
+  private final class Janitor(context: SparkContext) extends SparkListener {
+    private val sc = new java.lang.ref.WeakReference(context)
+    private val rddsByExecution = new ConcurrentHashMap[Long, Set[Int]]
+
+    def add(executionId: Long, rddId: Int): Unit =
+      rddsByExecution.merge(executionId, Set(rddId), _ ++ _)
+
+    override def onOtherEvent(event: SparkListenerEvent): Unit = event match {
+      case end: SparkListenerSQLExecutionEnd =>
+        Option(rddsByExecution.remove(end.executionId)).foreach { ids =>
+          for (sc <- Option(sc.get); id <- ids; rdd <- sc.getPersistentRDDs.get(id)) {
+            rdd.unpersist(blocking = false)
+          }
+        }
+      case _ =>
+    }
+  }
 }

@@ -1,19 +1,21 @@
 package rangejoin.execution.keyed
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
-import org.apache.spark.sql.execution.rangejoin.SpillableRowArray
+import org.apache.spark.sql.execution.rangejoin.{SpillThresholds, SpillableRowArray}
 
 /**
  * The build rows of a sliding window, first in first out: rows enter at the back in ascending
- * order of the window column and leave from the front. Rows live in a [[SpillableRowArray]], so a
- * huge window spills to disk through Spark's memory manager instead of failing; leaving only
- * moves a front index, and the array is compacted once most of it has left.
+ * order of the window column and leave from the front. Rows live in a
+ * [[org.apache.spark.sql.execution.rangejoin.SpillableRowArray]], so a huge window spills to disk
+ * through Spark's memory manager instead of failing; leaving only moves a front index, and the
+ * array is compacted once most of it has left.
  *
  * With `trackMatches`, each row carries whether some stream row matched it, for full outer joins.
  *
- * @param thresholds the spill thresholds of [[SpillableRowArray]]
+ * @param thresholds the spill thresholds of
+ *                   [[org.apache.spark.sql.execution.rangejoin.SpillableRowArray]]
  */
-final class SlidingWindowBuffer(thresholds: (Int, Int, Long), trackMatches: Boolean) {
+final class SlidingWindowBuffer(thresholds: SpillThresholds, trackMatches: Boolean) {
   private var rows = new SpillableRowArray(thresholds)
   private var front = 0
   private var matched = new java.util.BitSet

@@ -5,8 +5,9 @@ import scala.collection.BufferedIterator
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.execution.rangejoin.SpillThresholds
 
-import rangejoin.execution.runtime.{StreamBuildRows, StreamEmit}
+import rangejoin.execution.runtime.{JoinColumns, JoinPass, StreamBuildRows}
 
 /**
  * The sliding-window join of one partition, whose inputs are sorted by equality keys, then by
@@ -28,45 +29,35 @@ import rangejoin.execution.runtime.{StreamBuildRows, StreamEmit}
  * `keepUnmatchedBuild` (full outer joins), each build row that leaves unmatched comes out
  * NULL-padded when it leaves, and the group's remaining build rows at the group's end.
  *
- * @param enters `enters(stream, build)` bound to `leftOutput ++ rightOutput`
- * @param stays likewise
- * @param streamColumn the window column on the stream side, bound to its output
+ * @param pass the stream input and what is output for its rows; never `padUnmatched`
+ * @param keepUnmatchedBuild output build rows that matched nothing (full outer joins)
+ * @param bounds the window's bounds and columns
+ * @param residual checked on each pair in the window, bound to `columns.left ++ columns.right`
  * @param thresholds spill thresholds of the window's rows ([[SlidingWindowBuffer]])
+ * @param numOutputRows counts the output rows; `spillSize` the window's spilled bytes
  */
 final class SlidingWindowScan(
-    emit: StreamEmit,
-    streamIsLeft: Boolean,
+    pass: JoinPass,
     keepUnmatchedBuild: Boolean,
-    enters: Expression,
-    stays: Expression,
+    bounds: WindowBounds,
     residual: Option[Expression],
-    streamColumn: Expression,
-    buildColumn: Expression,
-    leftOutput: Seq[Attribute],
-    rightOutput: Seq[Attribute],
-    output: Seq[Attribute],
-    thresholds: (Int, Int, Long),
+    columns: JoinColumns,
+    thresholds: SpillThresholds,
     numOutputRows: SQLMetric,
     spillSize: SQLMetric
 ) extends Serializable {
+  import bounds._
+  import pass.{emit, streamIsLeft}
 
   def join(groups: Iterator[KeyGroup]): Iterator[InternalRow] = {
-    val rows = new StreamBuildRows(
-      emit,
-      streamIsLeft,
-      padUnmatched = false,
-      residual,
-      leftOutput,
-      rightOutput,
-      output
-    )
-    val inputs = leftOutput ++ rightOutput
+    val rows = new StreamBuildRows(pass, residual, columns)
+    val inputs = columns.left ++ columns.right
     val entersFor = Predicate.create(enters, inputs)
     val staysFor = Predicate.create(stays, inputs)
     val streamNull = Predicate.create(IsNull(streamColumn), Nil)
     val buildNull = Predicate.create(IsNull(buildColumn), Nil)
     val toUnsafe = UnsafeProjection.create(
-      (if (streamIsLeft) rightOutput else leftOutput).map(_.dataType).toArray
+      columns.streamAndBuild(streamIsLeft)._2.map(_.dataType).toArray
     )
     val window = new SlidingWindowBuffer(thresholds, keepUnmatchedBuild)
 
@@ -93,21 +84,22 @@ final class SlidingWindowScan(
         while (
           build.hasNext && (buildNull.eval(build.head) || entersFor.eval(rows.pair(s, build.head)))
         ) window.add(unsafe(build.next()))
-        val pass = window.pass(b => !staysFor.eval(rows.pair(s, b)))
-        unmatchedBuild(pass.leaving) ++ inWindow(s, pass)
+        val visit = window.pass(b => !staysFor.eval(rows.pair(s, b)))
+        unmatchedBuild(visit.leaving) ++ inWindow(s, visit)
       }
 
     // Reads `remaining` to its end even once a semi, anti or existence join has its answer.
-    def inWindow(s: InternalRow, pass: window.Pass): Iterator[InternalRow] =
+    def inWindow(s: InternalRow, visit: window.Pass): Iterator[InternalRow] =
       if (emit.pairs) {
         var found = false
-        pass.remaining.collect {
+        visit.remaining.collect {
           case b if rows.matches(s, b) =>
             found = true
-            pass.markMatched()
+            visit.markMatched()
             counted(rows.pairOutput(s, b))
         } ++ (if (found) Iterator.empty else streamRow(s, found = false))
-      } else streamRow(s, pass.remaining.foldLeft(false)((found, b) => found || rows.matches(s, b)))
+      } else
+        streamRow(s, visit.remaining.foldLeft(false)((found, b) => found || rows.matches(s, b)))
 
     def endOfGroup(build: Iterator[InternalRow]): Iterator[InternalRow] =
       if (keepUnmatchedBuild)
@@ -119,3 +111,20 @@ final class SlidingWindowScan(
     } ++ { spillSize += window.spillSize; Iterator.empty }
   }
 }
+
+/**
+ * The bounds of a sliding window, as seen from the stream side, and the columns they slide on.
+ *
+ * @param enters `enters(stream, build)`: a build row enters the window while this holds, bound
+ *               to the join's `left ++ right` columns
+ * @param stays `stays(stream, build)`: a build row leaves the window's front once this fails,
+ *              likewise bound
+ * @param streamColumn the window column on the stream side, bound to its input's columns;
+ *                     `buildColumn` likewise
+ */
+final case class WindowBounds(
+    enters: Expression,
+    stays: Expression,
+    streamColumn: Expression,
+    buildColumn: Expression
+)

@@ -7,8 +7,9 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 import rangejoin.execution.blocks.{Block, PackedRows}
 
 /**
- * What one task does with a stream block and its build blocks: run a [[PairScanner]] per block
- * pair, check the residual condition on each pair, and output according to `emit`.
+ * What one task does with a stream block and its build blocks: run a
+ * [[rangejoin.local.PairScanner]] per block pair, check the residual condition on each pair, and
+ * output according to `emit`.
  *
  * Invariants:
  *  - `matched` has a bit per row of the stream block, set once a pair of that row passed the
@@ -19,32 +20,27 @@ import rangejoin.execution.blocks.{Block, PackedRows}
  *  - semi, anti and existence joins skip a stream row's remaining pairs once it matched.
  *
  * @param local the local join algorithm, already oriented stream-versus-build
- * @param streamIsLeft whether the stream side is the join's left input (else its right)
- * @param residual checked on each pair, bound to `leftOutput ++ rightOutput`
- * @param output the join's output columns ([[JoinOutput]]); for `Unmatched` with
- *               `padUnmatched`, the rows are NULL-padded on the build side
+ * @param pass which input streams and what is output for its rows
+ * @param residual checked on each pair, bound to `columns.left ++ columns.right`
+ * @param columns the inputs' and the join's columns; for `Unmatched` with `padUnmatched`, the
+ *                rows are NULL-padded on the build side
  */
 final class BlockJoinRuntime(
     local: LocalJoin,
-    emit: StreamEmit,
-    streamIsLeft: Boolean,
-    padUnmatched: Boolean,
+    pass: JoinPass,
     residual: Option[Expression],
-    leftOutput: Seq[Attribute],
-    rightOutput: Seq[Attribute],
-    output: Seq[Attribute],
-    numOutputRows: SQLMetric,
-    localJoinTime: SQLMetric,
-    peakMemory: SQLMetric
+    columns: JoinColumns,
+    metrics: BlockJoinMetrics
 ) extends Serializable {
+  import pass.emit
 
   // Made once per task (each task deserializes its own runtime), not once per stream block: a
   // key-grouped join calls `join` for every small group.
   @transient private lazy val rows =
-    new StreamBuildRows(emit, streamIsLeft, padUnmatched, residual, leftOutput, rightOutput, output)
+    new StreamBuildRows(pass, residual, columns)
 
   /** This task's execution memory: the local join's arrays and the stream block's bitmap. */
-  @transient lazy val memory: JoinMemory = JoinMemory.forTask(peakMemory)
+  @transient lazy val memory: JoinMemory = JoinMemory.forTask(metrics.peakMemory)
 
   /**
    * The output rows for `stream` joined with each of `builds`. Read each result to its end before
@@ -85,7 +81,7 @@ final class BlockJoinRuntime(
           def next(): InternalRow = {
             if (!hasNext) throw new NoSuchElementException
             ready = false
-            numOutputRows += 1
+            metrics.numOutputRows += 1
             rows.pairOutput(streamRow, buildRow)
           }
         }
@@ -108,7 +104,7 @@ final class BlockJoinRuntime(
       Iterator.range(0, packed.size).flatMap { i =>
         val found = isMatched(i)
         if (rows.outputsStreamRow(found)) {
-          numOutputRows += 1
+          metrics.numOutputRows += 1
           Iterator.single(rows.streamOutput(packed.row(i, row), found))
         } else Iterator.empty
       }
@@ -118,6 +114,13 @@ final class BlockJoinRuntime(
   private def timed[T](body: => T): T = {
     val start = System.nanoTime()
     try body
-    finally localJoinTime += System.nanoTime() - start
+    finally metrics.localJoinTime += System.nanoTime() - start
   }
 }
+
+/** The SQL metrics a [[BlockJoinRuntime]] adds to, in the tasks that run it. */
+final case class BlockJoinMetrics(
+    numOutputRows: SQLMetric,
+    localJoinTime: SQLMetric,
+    peakMemory: SQLMetric
+)

@@ -15,8 +15,9 @@ import rangejoin.local.InequalityOp
  * A left row has a match iff its key satisfies `op` against the most favourable right key: the
  * largest right key for `<`/`<=`, the smallest for `>`/`>=`. So one job reduces the right side
  * to that bound, and the join becomes a filter of the left side. Keys compare in Spark's order
- * (NaN largest, -0.0 = 0.0; see [[KeyEncoder]]). A NULL left key has no match; NULL right keys
- * are ignored; with no non-NULL right key (an empty right side included), no row matches.
+ * (NaN largest, -0.0 = 0.0; see [[rangejoin.execution.blocks.KeyEncoder]]). A NULL left key has no
+ * match; NULL right keys are ignored; with no non-NULL right key (an empty right side included), no
+ * row matches.
  */
 object ExistenceByBound {
 

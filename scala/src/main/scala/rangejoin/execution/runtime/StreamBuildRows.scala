@@ -8,22 +8,14 @@ import org.apache.spark.sql.catalyst.expressions._
  * side), created inside a task: pairs put back in left-right order, the residual checked on them,
  * and projections to the join's output columns.
  *
- * @param emit what the join outputs for stream rows
- * @param streamIsLeft whether the stream side is the join's left input
- * @param padUnmatched whether unmatched stream rows are NULL-padded on the build side even
- *                     though `emit` outputs no pairs (the right-rows pass of a full outer join)
- * @param residual checked on each pair, bound to `leftOutput ++ rightOutput`
- * @param output the join's output columns ([[JoinOutput]])
+ * @param pass which input streams, what the join outputs for its rows, and whether unmatched
+ *             stream rows are NULL-padded even though it outputs no pairs
+ * @param residual checked on each pair, bound to `columns.left ++ columns.right`
  */
-final class StreamBuildRows(
-    emit: StreamEmit,
-    streamIsLeft: Boolean,
-    padUnmatched: Boolean,
-    residual: Option[Expression],
-    leftOutput: Seq[Attribute],
-    rightOutput: Seq[Attribute],
-    output: Seq[Attribute]
-) {
+final class StreamBuildRows(pass: JoinPass, residual: Option[Expression], columns: JoinColumns) {
+  import pass.{emit, padUnmatched, streamIsLeft}
+  import columns.{left => leftOutput, output, right => rightOutput}
+
   private val joined = new JoinedRow
   private val streamWidth = if (streamIsLeft) leftOutput.length else rightOutput.length
   private val buildWidth = if (streamIsLeft) rightOutput.length else leftOutput.length

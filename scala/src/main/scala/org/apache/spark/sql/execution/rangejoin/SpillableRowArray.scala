@@ -2,6 +2,7 @@ package org.apache.spark.sql.execution.rangejoin
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.ExternalAppendOnlyUnsafeRowArray
+import org.apache.spark.sql.internal.SQLConf
 
 /**
  * Spark's append-only row array, which its sort-merge join buffers with: rows stay in an
@@ -9,12 +10,15 @@ import org.apache.spark.sql.execution.ExternalAppendOnlyUnsafeRowArray
  * from the task's memory manager and spill to local disk under memory pressure or past a size
  * threshold. This wrapper exists because that class is private to Spark's `sql` package.
  *
- * @param thresholds the in-memory row threshold, spill row threshold and spill size threshold,
- *                   as [[SpillableRowArray.sortMergeJoinThresholds]] reads them
+ * @param thresholds when rows leave memory and when they spill
  */
-final class SpillableRowArray(thresholds: (Int, Int, Long)) {
-  private val rows =
-    new ExternalAppendOnlyUnsafeRowArray(thresholds._1, thresholds._3, thresholds._2, thresholds._3)
+final class SpillableRowArray(thresholds: SpillThresholds) {
+  private val rows = new ExternalAppendOnlyUnsafeRowArray(
+    thresholds.inMemoryRows,
+    thresholds.spillBytes,
+    thresholds.spillRows,
+    thresholds.spillBytes
+  )
 
   def length: Int = rows.length
 
@@ -31,12 +35,17 @@ final class SpillableRowArray(thresholds: (Int, Int, Long)) {
   def clear(): Unit = rows.clear()
 }
 
-object SpillableRowArray {
+/**
+ * When a [[SpillableRowArray]] moves its rows from an in-memory array to a sorter
+ * (`inMemoryRows`), and when that sorter spills to disk besides memory pressure: past `spillRows`
+ * rows or `spillBytes` bytes.
+ */
+final case class SpillThresholds(inMemoryRows: Int, spillRows: Int, spillBytes: Long)
+
+object SpillThresholds {
 
   /** The thresholds of Spark's sort-merge join buffer, read on the driver from `conf`. */
-  def sortMergeJoinThresholds(
-      conf: org.apache.spark.sql.internal.SQLConf
-  ): (Int, Int, Long) = (
+  def ofSortMergeJoin(conf: SQLConf): SpillThresholds = SpillThresholds(
     conf.sortMergeJoinExecBufferInMemoryThreshold,
     conf.sortMergeJoinExecBufferSpillThreshold,
     conf.sortMergeJoinExecBufferSpillSizeThreshold

@@ -1,0 +1,25 @@
+package rangejoin.execution
+
+/**
+ * How one input of a block join reaches the block loader. The planner decides it from the
+ * input's estimated size and, for [[BlockInput.RangePartitioned]], puts the exchange below the
+ * join itself; the operator reads this field and never infers the choice from its child's
+ * partitioning.
+ */
+sealed abstract class BlockInput(val description: String) extends Serializable
+
+object BlockInput {
+
+  /**
+   * A small input, not shuffled: its partitions as they come, coalesced without a shuffle to at
+   * most the default parallelism, which bounds the number of block pairs.
+   */
+  case object Coalesced extends BlockInput("coalesced")
+
+  /**
+   * A large input, range-partitioned on the first inequality's key by the exchange below the
+   * join: blocks of different partitions cover key ranges that overlap at most at their ends, so
+   * most block pairs are pruned.
+   */
+  case object RangePartitioned extends BlockInput("range-partitioned")
+}

@@ -1,0 +1,59 @@
+package rangejoin.planning
+
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Expression, Murmur3Hash, SortOrder}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.exchange.{REPARTITION_BY_NUM, ShuffleExchangeExec}
+import org.apache.spark.sql.internal.SQLConf
+
+import rangejoin.config.RangeJoinConf
+import rangejoin.execution.BlockInput
+
+/** One input of a block join as the planner prepared it: the decision and the plan that does it. */
+private[planning] final case class PreparedInput(input: BlockInput, plan: SparkPlan)
+
+/**
+ * Decides how each input of a block join reaches the block loader
+ * ([[rangejoin.execution.BlockInput]]). An input estimated at fewer than
+ * `spark.rangejoin.rangePartitionMinRows` rows is not shuffled (the operator coalesces it). A
+ * larger one is range-partitioned on `key` into max(default parallelism, estimated rows /
+ * `blockRows`) partitions, at most `spark.sql.shuffle.partitions`, so that blocks of different
+ * partitions cover key ranges that overlap at most at their ends; the shuffle origin keeps adaptive
+ * execution from coalescing them.
+ */
+private[planning] object BlockInputPlanning {
+
+  /**
+   * @param key the input's first inequality key
+   * @param child the input's logical plan, for its size estimate
+   * @param planned the input's physical plan
+   */
+  def prepare(
+      key: Expression,
+      child: LogicalPlan,
+      planned: SparkPlan,
+      defaultParallelism: Int,
+      conf: SQLConf
+  ): PreparedInput = {
+    val rows = SizeEstimates.rows(child)
+    if (rows < RangeJoinConf.RangePartitionMinRows.get(conf)) {
+      PreparedInput(BlockInput.Coalesced, planned)
+    } else {
+      val wanted = (rows / RangeJoinConf.BlockRows.get(conf) + 1).min(Int.MaxValue).toInt
+      val partitions = wanted.max(defaultParallelism).min(conf.numShufflePartitions)
+      // Ties on the key are ordered by a hash of the row, so the rows of one very frequent key
+      // value spread over several partitions instead of loading in a single task.
+      val hashable =
+        child.output.filter(a => new Murmur3Hash(Seq(a)).checkInputDataTypes().isSuccess)
+      val tieBreak =
+        if (hashable.isEmpty) Nil else Seq(SortOrder(new Murmur3Hash(hashable), Ascending))
+      val exchange = ShuffleExchangeExec(
+        RangePartitioning(SortOrder(key, Ascending) +: tieBreak, partitions),
+        planned,
+        REPARTITION_BY_NUM
+      )
+      PreparedInput(BlockInput.RangePartitioned, exchange)
+    }
+  }
+}
