@@ -1,7 +1,7 @@
 """Separate executor JVMs: spark-submit in local-cluster mode, the jar shipped with --jars.
 
 Proves that the operators' RDDs, partitions and closures serialize, and that blocks cached on one
-executor are read from another. Covers all four operators.
+executor are read from another. Covers every operator.
 """
 
 import json
@@ -28,8 +28,8 @@ queries = [
                "ON t.a > u.a + 90 AND t.b < u.b"),
     ("IEJoin", "SELECT count(*) FROM t WHERE EXISTS "
                "(SELECT 1 FROM u WHERE t.a > u.a + 70 AND t.b < u.b)"),
-    ("PiecewiseMergeJoin", "SELECT count(*) FROM t WHERE NOT EXISTS "
-                           "(SELECT 1 FROM u WHERE t.a > u.a + 50)"),
+    ("BoundFilterJoin", "SELECT count(*) FROM t WHERE NOT EXISTS "
+                        "(SELECT 1 FROM u WHERE t.a > u.a + 50)"),
     ("PiecewiseMergeJoin", "SELECT count(*), sum(t.id) FROM t JOIN u ON t.a < u.a - 70"),
     ("PiecewiseMergeJoin", "SELECT count(*) FROM t LEFT ANTI JOIN u ON t.a < u.a - 60 "
                            "AND t.id <> u.id"),
