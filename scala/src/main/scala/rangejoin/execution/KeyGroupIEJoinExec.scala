@@ -8,6 +8,7 @@ import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
 import rangejoin.execution.blocks.{Block, BlockStats, KeyColumn, KeyEncoder}
+import rangejoin.execution.keyed.{KeyGroupLoader, KeyGroupMemory}
 import rangejoin.execution.runtime.{BlockJoinRuntime, IEJoinLocal, LocalJoin}
 import rangejoin.local.InequalityOp
 
@@ -16,13 +17,15 @@ import rangejoin.local.InequalityOp
  * the interval overlap `a.chrom = b.chrom AND a.start <= b.end AND a.end >= b.start`: both inputs
  * are clustered by the keys and sorted by them, and each key group runs the local IEJoin.
  *
- * Per key group, each side's rows are read into memory and cut into sorted [[Block]]s of at most `blockRows` rows, so a
- * large group runs as many bounded block pairs, and pairs whose min/max ranges cannot satisfy
- * every inequality are skipped. [[BlockJoinRuntime]] then joins each stream block with its build
- * blocks exactly as [[IEJoinExec]] does, in the same passes, so NULL keys, ties and join types
- * behave the same; a full outer join's second pass runs per group. A group's blocks are
- * reserved from the task's memory manager ([[JoinMemory]]) while the group is joined: a key group
- * too large for the task's memory fails with an error rather than exhausting the heap.
+ * Per key group, each side's rows are read into memory and cut into sorted [[Block]]s of at most
+ * `blockRows` rows ([[KeyGroupLoader]]), so a large group runs as many bounded block pairs, and
+ * pairs whose min/max ranges cannot satisfy every inequality are skipped. [[BlockJoinRuntime]]
+ * then joins each stream block with its build blocks exactly as [[IEJoinExec]] does, in the same
+ * passes, so NULL keys, ties and join types behave the same; a full outer join's second pass runs
+ * per group. A group's memory is reserved from the task's memory manager ([[KeyGroupMemory]]
+ * over [[JoinMemory]]) as its rows are read, before the heap holds them, and released once the
+ * group's output has been read: a key group too large for the task's memory fails with an error
+ * naming `spark.rangejoin.blockRows` rather than exhausting the heap.
  *
  * Inequality `k` is `leftKeys(k) ops(k) rightKeys(k)`; there are at least two.
  */
@@ -74,15 +77,8 @@ case class KeyGroupIEJoinExec(
       else (right.output, boundRight, left.output, boundLeft)
 
     perPartition { groups =>
-      // Projections are made once per partition: a partition may hold many small groups.
-      def loader(schema: Seq[Attribute], keys: Seq[Expression]) = {
-        val keyProjection = UnsafeProjection.create(keys)
-        val toUnsafe = UnsafeProjection.create(schema, schema)
-        (group: Iterator[InternalRow]) =>
-          Block.loadSorted(group, schema.length, keyProjection, toUnsafe, encoders, rowsPerBlock)
-      }
-      val loadStream = loader(streamSchema, streamKeys)
-      val loadBuild = loader(buildSchema, buildKeys)
+      val streamLoader = new KeyGroupLoader(streamSchema, streamKeys, encoders, rowsPerBlock)
+      val buildLoader = new KeyGroupLoader(buildSchema, buildKeys, encoders, rowsPerBlock)
       // A stream side's blocks with their statistics, joined with a build side's.
       def joinBlocks(
           stream: (Array[Block], Array[BlockStats]),
@@ -101,14 +97,14 @@ case class KeyGroupIEJoinExec(
       def withStats(blocks: Array[Block]) = (blocks, blocks.map(_.stats))
       val memory = runs.head._3.memory
       groups.flatMap { g =>
-        val streamBlocks = withStats(loadStream(g.stream))
-        val buildBlocks = withStats(loadBuild(g.build))
-        val held = (streamBlocks._1 ++ buildBlocks._1).map(_.sizeInBytes).sum
-        memory.reserve(held)
+        val groupMemory = new KeyGroupMemory(memory)
+        val streamBlocks = withStats(streamLoader.load(g.stream, groupMemory))
+        val buildBlocks = withStats(buildLoader.load(g.build, groupMemory))
+        groupMemory.releaseUnused()
         runs.iterator.flatMap { case (fromStreamSide, ops, run) =>
           if (fromStreamSide) joinBlocks(streamBlocks, buildBlocks, ops, run)
           else joinBlocks(buildBlocks, streamBlocks, ops, run)
-        } ++ { memory.release(held); Iterator.empty }
+        } ++ { groupMemory.release(); Iterator.empty }
       }
     }
   }
