@@ -1,9 +1,12 @@
 package rangejoin.execution.keyed
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{AttributeReference, BoundReference}
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
-import org.apache.spark.sql.types.{LongType, StringType}
+import org.apache.spark.sql.catalyst.expressions.{
+  AttributeReference,
+  BoundReference,
+  GenericInternalRow
+}
+import org.apache.spark.sql.types.{DataType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -36,7 +39,7 @@ class KeyGroupLoaderSuite extends AnyFunSuite {
     new GenericInternalRow(Array[Any](i.toLong, a, (i % 7).toLong))
   }
 
-  private def loader(keyTypes: Seq[(Int, org.apache.spark.sql.types.DataType)], blockRows: Int) =
+  private def loader(keyTypes: Seq[(Int, DataType)], blockRows: Int) =
     new KeyGroupLoader(
       schema,
       keyTypes.map { case (i, t) => BoundReference(i, t, nullable = true) },

@@ -20,8 +20,8 @@ import rangejoin.config.RangeJoinConf
  */
 class KeyGroupMemorySuite extends RangeJoinTestBase with BeforeAndAfterAll {
 
-  /** The memory the unified memory manager splits: 60% of it (about 38 MiB) is for execution. */
-  private val systemMemory = 64L << 20
+  /** The memory the unified memory manager splits: 60% of it (about 29 MiB) is for execution. */
+  private val systemMemory = 48L << 20
 
   override lazy val spark: SparkSession = {
     (SparkSession.getActiveSession ++ SparkSession.getDefaultSession).foreach(_.stop())
@@ -67,9 +67,10 @@ class KeyGroupMemorySuite extends RangeJoinTestBase with BeforeAndAfterAll {
   private val overlap = "l.k = r.k AND l.a <= r.b AND l.b >= r.a"
 
   test("one hot key larger than the task's memory fails with the documented error, no OOM") {
-    // 400,000 rows of 40 bytes on each side, all with key 0: the stream side's rows alone pack
-    // into 16 MB, its sorted copy as much again, about 48 MB for both sides' blocks; a few
-    // hundred MB of heap at most, but more than the task's execution memory.
+    // 400,000 rows on each side, all with key 0. The join reads (k, a, b), 32 bytes a row: the
+    // stream side's rows alone pack into 12.8 MB, its sorted copy as much again, and both sides'
+    // blocks take 41.6 MB; a few hundred MB of heap at most, but more than the task's execution
+    // memory.
     for ((name, seed) <- Seq("l" -> 1, "r" -> 2))
       spark
         .range(0, 400000, 1, 2)
@@ -87,8 +88,9 @@ class KeyGroupMemorySuite extends RangeJoinTestBase with BeforeAndAfterAll {
     assert(!chain.exists(_.isInstanceOf[OutOfMemoryError]), chain.mkString("\n"))
     val refused = chain.map(t => String.valueOf(t.getMessage)).find(_.contains(blockRowsKey))
     assert(refused.isDefined, chain.mkString("\n"))
-    // The group was reserved as its rows arrived: the refused reservation is a step of it, less
-    // than the execution memory, where reserving the loaded group at once would ask for more.
+    // The group was reserved as its rows arrived: the refused reservation is a step of it (at
+    // most one array the load makes), where reserving the loaded blocks at once would ask for
+    // all 41.6 MB.
     val needed = "needs (\\d+) more bytes".r.findFirstMatchIn(refused.get).map(_.group(1).toLong)
     assert(needed.exists(_ < systemMemory * 6 / 10), refused.get)
   }
