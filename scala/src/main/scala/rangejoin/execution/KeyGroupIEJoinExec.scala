@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.plans._
 import org.apache.spark.sql.execution.SparkPlan
 
 import rangejoin.execution.blocks.{Block, BlockStats, KeyColumn, KeyEncoder}
+import rangejoin.execution.keyed.{KeyGroupLoader, KeyGroupMemory}
 import rangejoin.execution.runtime.{BlockJoinRuntime, IEJoinLocal, LocalJoin}
 import rangejoin.local.InequalityOp
 
@@ -16,14 +17,16 @@ import rangejoin.local.InequalityOp
  * are clustered by the keys and sorted by them, and each key group runs the local IEJoin.
  *
  * Per key group, each side's rows are read into memory and cut into sorted
- * [[rangejoin.execution.blocks.Block]]s of at most `blockRows` rows, so a large group runs as many
- * bounded block pairs, and pairs whose min/max ranges cannot satisfy every inequality are skipped.
+ * [[rangejoin.execution.blocks.Block]]s of at most `blockRows` rows
+ * ([[rangejoin.execution.keyed.KeyGroupLoader]]), so a large group runs as many bounded block
+ * pairs, and pairs whose min/max ranges cannot satisfy every inequality are skipped.
  * [[rangejoin.execution.runtime.BlockJoinRuntime]] then joins each stream block with its build
  * blocks exactly as [[IEJoinExec]] does, in the same passes, so NULL keys, ties and join types
- * behave the same; a full outer join's second pass runs per group. A group's blocks are reserved
- * from the task's memory manager ([[rangejoin.execution.runtime.JoinMemory]]) while the group is
- * joined: a key group too large for the task's memory fails with an error rather than exhausting
- * the heap.
+ * behave the same; a full outer join's second pass runs per group. A group's memory is reserved
+ * from the task's memory manager ([[rangejoin.execution.keyed.KeyGroupMemory]] over
+ * [[rangejoin.execution.runtime.JoinMemory]]) as its rows are read, before the heap holds them, and
+ * released once the group's output has been read: a key group too large for the task's memory fails
+ * with an error naming `spark.rangejoin.blockRows` rather than exhausting the heap.
  *
  * Inequality `k` is `leftKeys(k) ops(k) rightKeys(k)`; there are at least two.
  */
@@ -62,48 +65,34 @@ case class KeyGroupIEJoinExec(
     val encoders = boundLeft.map(k => KeyEncoder.forType(k.dataType))
     val orderings = encoders.map(KeyColumn.ordering)
     val rowsPerBlock = blockRows // a local, so that the task closure does not capture the node
-    // Per pass: whether it streams this node's stream side, its ops so oriented, its runtime.
-    val runs = passes.map(p => (p.streamIsLeft == streamIsLeft, streamOps(p), blockJoinRuntime(p)))
+    val runs = passes.map { p =>
+      PassRun(p.streamIsLeft == streamIsLeft, streamOps(p), blockJoinRuntime(p))
+    }
     val (streamSchema, streamKeys, buildSchema, buildKeys) =
       if (streamIsLeft) (left.output, boundLeft, right.output, boundRight)
       else (right.output, boundRight, left.output, boundLeft)
 
     perPartition { groups =>
-      // Projections are made once per partition: a partition may hold many small groups.
-      def loader(schema: Seq[Attribute], keys: Seq[Expression]) = {
-        val keyProjection = UnsafeProjection.create(keys)
-        val toUnsafe = UnsafeProjection.create(schema, schema)
-        (group: Iterator[InternalRow]) =>
-          Block.loadSorted(group, schema.length, keyProjection, toUnsafe, encoders, rowsPerBlock)
-      }
-      val loadStream = loader(streamSchema, streamKeys)
-      val loadBuild = loader(buildSchema, buildKeys)
-      // A stream side's blocks with their statistics, joined with a build side's.
-      def joinBlocks(
-          stream: (Array[Block], Array[BlockStats]),
-          build: (Array[Block], Array[BlockStats]),
-          ops: Seq[InequalityOp],
-          run: BlockJoinRuntime
-      ): Iterator[InternalRow] = {
-        val (buildBlocks, buildStats) = build
-        stream._1.indices.iterator.flatMap { s =>
-          val partners = buildBlocks.indices.iterator
-            .filter(b => stream._2(s).canMatch(buildStats(b), ops, orderings))
-            .map(buildBlocks)
-          run.join(stream._1(s), partners)
+      val streamLoader = new KeyGroupLoader(streamSchema, streamKeys, encoders, rowsPerBlock)
+      val buildLoader = new KeyGroupLoader(buildSchema, buildKeys, encoders, rowsPerBlock)
+      // Each stream block with the build blocks its min/max ranges can match.
+      def joinBlocks(stream: GroupBlocks, build: GroupBlocks, run: PassRun) =
+        stream.blocks.indices.iterator.flatMap { s =>
+          val partners = build.blocks.indices.iterator
+            .filter(b => stream.stats(s).canMatch(build.stats(b), run.ops, orderings))
+            .map(build.blocks)
+          run.runtime.join(stream.blocks(s), partners)
         }
-      }
-      def withStats(blocks: Array[Block]) = (blocks, blocks.map(_.stats))
-      val memory = runs.head._3.memory
+      val memory = runs.head.runtime.memory
       groups.flatMap { g =>
-        val streamBlocks = withStats(loadStream(g.stream))
-        val buildBlocks = withStats(loadBuild(g.build))
-        val held = (streamBlocks._1 ++ buildBlocks._1).map(_.sizeInBytes).sum
-        memory.reserve(held)
-        runs.iterator.flatMap { case (fromStreamSide, ops, run) =>
-          if (fromStreamSide) joinBlocks(streamBlocks, buildBlocks, ops, run)
-          else joinBlocks(buildBlocks, streamBlocks, ops, run)
-        } ++ { memory.release(held); Iterator.empty }
+        val groupMemory = new KeyGroupMemory(memory)
+        val streamBlocks = GroupBlocks(streamLoader.load(g.stream, groupMemory))
+        val buildBlocks = GroupBlocks(buildLoader.load(g.build, groupMemory))
+        groupMemory.releaseUnused()
+        runs.iterator.flatMap { run =>
+          if (run.fromStreamSide) joinBlocks(streamBlocks, buildBlocks, run)
+          else joinBlocks(buildBlocks, streamBlocks, run)
+        } ++ { groupMemory.release(); Iterator.empty }
       }
     }
   }
@@ -113,4 +102,19 @@ case class KeyGroupIEJoinExec(
 
   override protected def withNewChildrenInternal(newLeft: SparkPlan, newRight: SparkPlan)
       : KeyGroupIEJoinExec = copy(left = newLeft, right = newRight)
+}
+
+/**
+ * One pass of a key-grouped join: whether it streams the node's stream side, its ops as seen from
+ * the side it streams, and its runtime.
+ */
+private final case class PassRun(
+    fromStreamSide: Boolean,
+    ops: Seq[InequalityOp],
+    runtime: BlockJoinRuntime
+)
+
+/** One side's blocks of a key group, with each block's statistics. */
+private final case class GroupBlocks(blocks: Array[Block]) {
+  val stats: Array[BlockStats] = blocks.map(_.stats)
 }

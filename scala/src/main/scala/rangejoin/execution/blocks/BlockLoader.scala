@@ -146,8 +146,9 @@ final class BlockLoader(
       if (!hasNext) throw new NoSuchElementException
       if (!loaded) loadNext()
       val nullKeys = hasNullKey(record)
-      val rows = new PackedRows.Builder(numFields)
-      val builders = encoders.map(_.newBuilder()).toArray
+      // At most blockRows rows; the block manager accounts for the block once it is cached.
+      val rows = new PackedRows.Builder(numFields, HeapBudget.Unaccounted)
+      val builders = encoders.map(_.newBuilder(HeapBudget.Unaccounted)).toArray
       while (loaded && rows.size < blockRows && hasNullKey(record) == nullKeys) {
         rows += toRow(record)
         if (!nullKeys) {

@@ -1,10 +1,9 @@
 package rangejoin.execution.blocks
 
-import scala.collection.mutable
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.types.PhysicalDataType
 import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
 import org.apache.spark.util.SizeEstimator
 
 import rangejoin.local.RadixSort
@@ -29,35 +28,51 @@ sealed trait KeyColumn extends Serializable {
   /** Row indices in ascending key order; ties keep row order. */
   def sortedIndices: Array[Int]
 
-  /** The column of rows `indices`, in that order. */
-  def select(indices: Array[Int]): KeyColumn
+  /**
+   * At most the heap bytes [[sortedIndices]] allocates, its result included (estimated for
+   * values that are objects).
+   */
+  def sortBytes: Long
 
-  /** The heap bytes this column holds (estimated for values that are objects). */
-  def sizeInBytes: Long
+  /**
+   * The column of rows `indices(from)` to `indices(until - 1)`, in that order. Its array is
+   * allocated from `budget` first; values that are objects are shared, not copied.
+   */
+  def select(indices: Array[Int], from: Int, until: Int, budget: HeapBudget): KeyColumn
+
+  /**
+   * The payload bytes of this column's array: its codes, or its references to values (counted at
+   * 8 bytes). Values that are objects are accounted where they are read ([[KeyColumnBuilder]]).
+   */
+  def arrayBytes: Long = 8L * length
 }
 
 final case class LongCodes(codes: Array[Long]) extends KeyColumn {
   def length: Int = codes.length
-  def sizeInBytes: Long = 8L * codes.length
   def min: Any = { var m = Long.MaxValue; codes.foreach(c => if (c < m) m = c); m }
   def max: Any = { var m = Long.MinValue; codes.foreach(c => if (c > m) m = c); m }
   def sortedIndices: Array[Int] = RadixSort.sortedIndices(codes)
-  def select(indices: Array[Int]): KeyColumn = {
-    val out = new Array[Long](indices.length)
+  def sortBytes: Long = 24L * length // two copies of the codes and two of the indices
+  def select(indices: Array[Int], from: Int, until: Int, budget: HeapBudget): KeyColumn = {
+    budget.allocate(8L * (until - from))
+    val out = new Array[Long](until - from)
     var i = 0
-    while (i < out.length) { out(i) = codes(indices(i)); i += 1 }
+    while (i < out.length) { out(i) = codes(indices(from + i)); i += 1 }
     LongCodes(out)
   }
 }
 
 final case class OrderedValues(values: Array[Any], dataType: DataType) extends KeyColumn {
   def length: Int = values.length
-  def sizeInBytes: Long = SizeEstimator.estimate(values)
   def min: Any = values.min(ordering)
   def max: Any = values.max(ordering)
   def sortedIndices: Array[Int] =
     values.indices.sortWith((i, j) => ordering.lt(values(i), values(j))).toArray
-  def select(indices: Array[Int]): KeyColumn = OrderedValues(indices.map(values), dataType)
+  def sortBytes: Long = 48L * length // boxed indices, the arrays the sort copies them through
+  def select(indices: Array[Int], from: Int, until: Int, budget: HeapBudget): KeyColumn = {
+    budget.allocate(8L * (until - from))
+    OrderedValues(Array.tabulate[Any](until - from)(i => values(indices(from + i))), dataType)
+  }
   @transient lazy val ordering: Ordering[Any] = PhysicalDataType.ordering(dataType)
 }
 
@@ -104,14 +119,38 @@ object KeyColumn {
  * the signed order of the IEEE bit patterns is numeric order.
  */
 sealed abstract class KeyEncoder extends Serializable {
-  def newBuilder(): KeyColumnBuilder
+
+  /** A builder whose arrays, and values that are objects, are allocated from `budget`. */
+  def newBuilder(budget: HeapBudget): KeyColumnBuilder
 }
 
+/**
+ * Appends a key's values to a column. Its array starts small and doubles as values arrive; each
+ * array is allocated from the builder's [[HeapBudget]] before it is made, and freed once it is
+ * replaced by a larger copy or by [[result]]. A value that is an object is allocated (at an
+ * estimate of its size) when it is read, and never freed: the columns selected from this one
+ * share it.
+ */
 abstract class KeyColumnBuilder {
 
   /** Appends the non-NULL value at `ordinal` of `row`. */
   def add(row: InternalRow, ordinal: Int): Unit
+
+  /** The column of the values appended; the builder is not usable after. */
   def result(): KeyColumn
+}
+
+object KeyColumnBuilder {
+  private val InitialLength = 16
+
+  /** A copy of the full `array` with twice the room, allocated from `budget`. */
+  private[blocks] def grown[A](array: Array[A], elementBytes: Int, budget: HeapBudget)
+      : Array[A] = {
+    val length = math.max(array.length * 2, InitialLength)
+    budget.replace(elementBytes.toLong * array.length, elementBytes.toLong * length) {
+      Array.copyOf(array, length)
+    }
+  }
 }
 
 object KeyEncoder {
@@ -144,18 +183,51 @@ object KeyEncoder {
 }
 
 final case class LongKeyEncoder(code: (InternalRow, Int) => Long) extends KeyEncoder {
-  def newBuilder(): KeyColumnBuilder = new KeyColumnBuilder {
-    private val codes = new mutable.ArrayBuilder.ofLong
-    def add(row: InternalRow, ordinal: Int): Unit = codes += code(row, ordinal)
-    def result(): KeyColumn = LongCodes(codes.result())
+  def newBuilder(budget: HeapBudget): KeyColumnBuilder = new KeyColumnBuilder {
+    private var codes = Array.emptyLongArray
+    private var count = 0
+    def add(row: InternalRow, ordinal: Int): Unit = {
+      if (count == codes.length) codes = KeyColumnBuilder.grown(codes, 8, budget)
+      codes(count) = code(row, ordinal)
+      count += 1
+    }
+    def result(): KeyColumn = {
+      val column = budget.replace(8L * codes.length, 8L * count) {
+        LongCodes(java.util.Arrays.copyOf(codes, count))
+      }
+      codes = null
+      column
+    }
   }
 }
 
 final case class ValueKeyEncoder(dataType: DataType) extends KeyEncoder {
-  def newBuilder(): KeyColumnBuilder = new KeyColumnBuilder {
-    private val values = mutable.ArrayBuffer.empty[Any]
-    def add(row: InternalRow, ordinal: Int): Unit =
-      values += InternalRow.copyValue(row.get(ordinal, dataType))
-    def result(): KeyColumn = OrderedValues(values.toArray, dataType)
+  def newBuilder(budget: HeapBudget): KeyColumnBuilder = new KeyColumnBuilder {
+    private var values = Array.empty[Any]
+    private var count = 0
+    def add(row: InternalRow, ordinal: Int): Unit = {
+      if (count == values.length) values = KeyColumnBuilder.grown(values, 8, budget)
+      val value = InternalRow.copyValue(row.get(ordinal, dataType))
+      budget.allocate(ValueKeyEncoder.estimatedBytes(value))
+      values(count) = value
+      count += 1
+    }
+    def result(): KeyColumn = {
+      val column = budget.replace(8L * values.length, 8L * count) {
+        OrderedValues(Array.copyOf(values, count), dataType)
+      }
+      values = null
+      column
+    }
+  }
+}
+
+object ValueKeyEncoder {
+
+  /** The heap bytes of a key value, estimated cheaply for strings and binary, the common cases. */
+  private def estimatedBytes(value: Any): Long = value match {
+    case s: UTF8String => 48L + s.numBytes // the object, its byte array's header, the bytes
+    case b: Array[Byte] => 16L + b.length
+    case other => SizeEstimator.estimate(other.asInstanceOf[AnyRef])
   }
 }

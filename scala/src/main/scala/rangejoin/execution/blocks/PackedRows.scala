@@ -23,13 +23,30 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
     reuse
   }
 
-  /** Rows `indices`, in that order, packed anew. */
-  def select(indices: Array[Int]): PackedRows = {
-    val builder = new PackedRows.Builder(numFields)
-    val row = new UnsafeRow(numFields)
-    indices.foreach(i => builder += this.row(i, row))
-    builder.result()
+  /**
+   * Rows `indices(from)` to `indices(until - 1)`, in that order, packed anew into arrays of
+   * exactly their size, which are allocated from `budget` first.
+   */
+  def select(indices: Array[Int], from: Int, until: Int, budget: HeapBudget): PackedRows = {
+    var bytes = 0L
+    var i = from
+    while (i < until) { bytes += rowBytes(indices(i)); i += 1 }
+    budget.allocate(bytes + 4L * (until - from + 1))
+    val selected = new Array[Byte](bytes.toInt) // at most data.length
+    val selectedOffsets = new Array[Int](until - from + 1)
+    var end = 0
+    i = from
+    while (i < until) {
+      val r = indices(i)
+      System.arraycopy(data, offsets(r), selected, end, rowBytes(r))
+      end += rowBytes(r)
+      selectedOffsets(i - from + 1) = end
+      i += 1
+    }
+    new PackedRows(numFields, selected, selectedOffsets)
   }
+
+  private def rowBytes(i: Int): Int = offsets(i + 1) - offsets(i)
 }
 
 object PackedRows {
@@ -39,10 +56,15 @@ object PackedRows {
 
   def empty(numFields: Int): PackedRows = new PackedRows(numFields, Array.emptyByteArray, Array(0))
 
-  /** Appends copies of unsafe rows. */
-  final class Builder(numFields: Int) {
-    private var data = new Array[Byte](1 << 12)
-    private var offsets = new Array[Int](1 << 8)
+  /**
+   * Appends copies of unsafe rows. Its arrays start small and double as rows arrive; each array
+   * is allocated from `budget` before it is made, and freed once it is replaced by a larger copy
+   * or by [[result]].
+   */
+  final class Builder(numFields: Int, budget: HeapBudget) {
+    budget.allocate(InitialBytes + 4L * InitialRows)
+    private var data = new Array[Byte](InitialBytes)
+    private var offsets = new Array[Int](InitialRows)
     private var count = 0
     private var end = 0
 
@@ -60,12 +82,15 @@ object PackedRows {
               "spark.rangejoin.rangePartitionMinRows."
           )
         }
-        data = java.util.Arrays.copyOf(
-          data,
-          math.min(math.max(data.length * 2L, needed), PackedRows.MaxBytes).toInt
-        )
+        val grown = math.min(math.max(data.length * 2L, needed), PackedRows.MaxBytes).toInt
+        data = budget.replace(data.length, grown)(java.util.Arrays.copyOf(data, grown))
       }
-      if (count + 2 > offsets.length) offsets = java.util.Arrays.copyOf(offsets, offsets.length * 2)
+      if (count + 2 > offsets.length) {
+        val grown = offsets.length * 2
+        offsets = budget.replace(4L * offsets.length, 4L * grown) {
+          java.util.Arrays.copyOf(offsets, grown)
+        }
+      }
       Platform.copyMemory(
         row.getBaseObject,
         row.getBaseOffset,
@@ -78,11 +103,21 @@ object PackedRows {
       offsets(count) = end
     }
 
-    def result(): PackedRows =
-      new PackedRows(
-        numFields,
-        java.util.Arrays.copyOf(data, end),
-        java.util.Arrays.copyOf(offsets, count + 1)
-      )
+    /** The rows appended, in arrays of exactly their size; the builder is not usable after. */
+    def result(): PackedRows = {
+      val rows = budget.replace(data.length + 4L * offsets.length, end + 4L * (count + 1)) {
+        new PackedRows(
+          numFields,
+          java.util.Arrays.copyOf(data, end),
+          java.util.Arrays.copyOf(offsets, count + 1)
+        )
+      }
+      data = null
+      offsets = null
+      rows
+    }
   }
+
+  private val InitialBytes = 1 << 12
+  private val InitialRows = 1 << 8
 }
