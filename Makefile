@@ -66,8 +66,10 @@ test: test-scala test-python
 test-scala: $(SBT_LAUNCHER) build
 	$(SBT) test
 
+# tests/package (no Spark job) first, then tests/integration (Spark jobs); see pytest.ini.
 test-python: build
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q tests/package
+	$(PY) -m pytest -q tests/integration
 
 ## fuzz: the differential harness with many more random queries (FUZZ_QUERIES, FUZZ_FIRST_SEED).
 FUZZ_QUERIES    ?= 3000

@@ -16,7 +16,10 @@ import org.apache.spark.sql.types._
  * A third of the seeds (drawn apart from the rest, so other seeds keep their queries) add the
  * equality key `l.c = r.c`, plus either a window on column `a` (two opposite bounds with
  * constant offsets, or `BETWEEN`) and maybe an inequality on `b`, which must plan
- * SlidingWindowJoin, or inequalities on `a` and `b`, which must plan KeyGroupIEJoin.
+ * SlidingWindowJoin, or inequalities on `a` and `b`, which must plan KeyGroupIEJoin. With ANSI
+ * off, integral and decimal offsets make no window unless both bounds have the same one (see
+ * `SlidingWindow.column`), so such bounds must plan KeyGroupIEJoin too; the session's
+ * `spark.sql.ansi.enabled` when the query is drawn decides.
  */
 object DifferentialHarness {
 
@@ -56,7 +59,8 @@ object DifferentialHarness {
       5 + rnd.nextInt(90),
       rnd.nextLong()
     ).createOrReplaceTempView("r")
-    if (new Random(seed ^ 0x5eedL).nextInt(3) == 0) keyedQuery(seed, dataType, rnd)
+    val ansi = spark.sessionState.conf.ansiEnabled
+    if (new Random(seed ^ 0x5eedL).nextInt(3) == 0) keyedQuery(seed, dataType, rnd, ansi)
     else {
       val columns = rnd.shuffle(Seq("a", "b", "c")).take(1 + rnd.nextInt(3))
       val inequalities = columns.map(inequality(_, rnd))
@@ -80,20 +84,25 @@ object DifferentialHarness {
     if (rnd.nextBoolean()) s"l.$col $op r.$col" else s"r.$col ${mirror(op)} l.$col"
   }
 
-  private def keyedQuery(seed: Long, dataType: DataType, rnd: Random): Query = {
-    val window = rnd.nextBoolean()
-    val inequalities =
-      if (window)
-        windowBounds(dataType, rnd) ++ Seq(inequality("b", rnd)).filter(_ => rnd.nextBoolean())
-      else Seq(inequality("a", rnd), inequality("b", rnd))
+  private def keyedQuery(seed: Long, dataType: DataType, rnd: Random, ansi: Boolean): Query = {
+    val window = Option.when(rnd.nextBoolean())(windowBounds(dataType, rnd, ansi))
+    val inequalities = window match {
+      case Some((bounds, _)) => bounds ++ Seq(inequality("b", rnd)).filter(_ => rnd.nextBoolean())
+      case None => Seq(inequality("a", rnd), inequality("b", rnd))
+    }
     val residual = if (rnd.nextBoolean()) Seq("(l.id + r.id) % 3 <> 0") else Nil
     val condition = rnd.shuffle(Seq("l.c = r.c") ++ inequalities ++ residual).mkString(" AND ")
     val sql = shapes(rnd.nextInt(shapes.size))(condition)
-    Query(seed, dataType, sql, if (window) "SlidingWindowJoin" else "KeyGroupIEJoin")
+    Query(seed, dataType, sql, if (window.exists(_._2)) "SlidingWindowJoin" else "KeyGroupIEJoin")
   }
 
-  /** A lower and an upper bound of `r.a` around `l.a`, with offsets the type allows. */
-  private def windowBounds(dataType: DataType, rnd: Random): Seq[String] = {
+  /**
+   * A lower and an upper bound of `r.a` around `l.a`, with offsets the type allows, and whether
+   * they form a window. With ANSI off an integral or decimal `r.a + c` may wrap around, so it is
+   * no constant offset of `r.a`; two equal offsets still bound the column `r.a + c` itself.
+   */
+  private def windowBounds(dataType: DataType, rnd: Random, ansi: Boolean)
+      : (Seq[String], Boolean) = {
     def offset(): String = {
       val n = rnd.nextInt(3)
       val sign = if (rnd.nextBoolean()) "+" else "-"
@@ -109,14 +118,20 @@ object DifferentialHarness {
     // The same offset on both sides with a strict bound is a contradiction the optimizer removes
     // (`x <= l.a AND l.a < x`); keep such windows non-strict, which leaves `l.a = r.a + x`.
     val strict = lo != hi
-    if (rnd.nextInt(3) == 0) Seq(s"l.a BETWEEN r.a$lo AND r.a$hi")
-    else {
-      val lower = if (strict && rnd.nextBoolean()) "<" else "<="
-      val upper = if (strict && rnd.nextBoolean()) ">" else ">="
-      Seq(
-        if (rnd.nextBoolean()) s"l.a $lower r.a$lo" else s"r.a$lo ${mirror(lower)} l.a",
-        if (rnd.nextBoolean()) s"l.a $upper r.a$hi" else s"r.a$hi ${mirror(upper)} l.a"
-      )
+    val wraps = dataType match {
+      case ByteType | ShortType | IntegerType | LongType | _: DecimalType => !ansi
+      case _ => false
     }
+    val bounds =
+      if (rnd.nextInt(3) == 0) Seq(s"l.a BETWEEN r.a$lo AND r.a$hi")
+      else {
+        val lower = if (strict && rnd.nextBoolean()) "<" else "<="
+        val upper = if (strict && rnd.nextBoolean()) ">" else ">="
+        Seq(
+          if (rnd.nextBoolean()) s"l.a $lower r.a$lo" else s"r.a$lo ${mirror(lower)} l.a",
+          if (rnd.nextBoolean()) s"l.a $upper r.a$hi" else s"r.a$hi ${mirror(upper)} l.a"
+        )
+      }
+    (bounds, !wraps || lo == hi)
   }
 }

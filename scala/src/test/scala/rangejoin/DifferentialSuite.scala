@@ -1,48 +1,91 @@
 package rangejoin
 
+import org.apache.spark.sql.internal.SQLConf
+
 import rangejoin.config.RangeJoinConf
 
 /**
  * The differential harness with fixed seeds: random queries over every join type and both
  * operators must return exactly what vanilla Spark returns. `make fuzz` runs the same suite with
  * more seeds (`RANGEJOIN_FUZZ_QUERIES`, `RANGEJOIN_FUZZ_FIRST_SEED`).
+ *
+ * Each seed runs under one of four session modes, ANSI on or off by whole-stage codegen on or
+ * off, so that every mode gets a quarter of the seeds; both the accelerated and the vanilla run
+ * of a query use the seed's mode.
  */
 class DifferentialSuite extends RangeJoinTestBase {
 
   private val queries = sys.env.get("RANGEJOIN_FUZZ_QUERIES").map(_.toInt).getOrElse(300)
   private val firstSeed = sys.env.get("RANGEJOIN_FUZZ_FIRST_SEED").map(_.toLong).getOrElse(1L)
 
-  test(s"$queries random range-join queries match vanilla Spark") {
-    val counts = scala.collection.mutable.Map.empty[String, Int].withDefaultValue(0)
-    var withRows = 0
-    for (seed <- firstSeed until firstSeed + queries) {
+  private final case class Mode(ansi: Boolean, codegen: Boolean) {
+    def confs: Seq[(String, String)] = Seq(
+      SQLConf.ANSI_ENABLED.key -> ansi.toString,
+      SQLConf.WHOLESTAGE_CODEGEN_ENABLED.key -> codegen.toString
+    )
+    override def toString: String =
+      s"ANSI ${if (ansi) "on" else "off"}, codegen ${if (codegen) "on" else "off"}"
+  }
+
+  private val modes = for (ansi <- Seq(true, false); codegen <- Seq(true, false))
+    yield Mode(ansi, codegen)
+
+  /**
+   * The mode of `seed`: consecutive pairs of seeds take the modes in turn, since the parity of a
+   * seed already chooses `rangePartitionMinRows`.
+   */
+  private def mode(seed: Long): Mode = modes(Math.floorMod(seed / 2, modes.size.toLong).toInt)
+
+  /**
+   * Draws the query of `seed` and checks it against vanilla Spark in the seed's mode, with a
+   * block size and `rangePartitionMinRows` of the seed's own; returns the query and its row count.
+   */
+  private def check(seed: Long): (DifferentialHarness.Query, Int) =
+    withConf(mode(seed).confs: _*) {
       val q = DifferentialHarness.query(spark, seed)
-      withClue(s"seed $seed (${q.dataType.simpleString}): ${q.sql}\n") {
+      withClue(s"seed $seed (${mode(seed)}, ${q.dataType.simpleString}): ${q.sql}\n") {
         withConf(
           RangeJoinConf.BlockRows.key -> (1 + (seed % 23)).toString,
           RangeJoinConf.RangePartitionMinRows.key -> (if (seed % 2 == 0) "1" else "1000")
         ) {
-          if (checkOperator(q.sql, Some(q.operator)) > 0) withRows += 1
+          (q, checkOperator(q.sql, Some(q.operator)))
         }
       }
+    }
+
+  test(s"$queries random range-join queries match vanilla Spark") {
+    val counts = scala.collection.mutable.Map.empty[String, Int].withDefaultValue(0)
+    val perMode = scala.collection.mutable.Map.empty[Mode, (Int, Long)].withDefaultValue((0, 0L))
+    var withRows = 0
+    for (seed <- firstSeed until firstSeed + queries) {
+      val start = System.nanoTime()
+      val (q, rows) = check(seed)
+      val (n, nanos) = perMode(mode(seed))
+      perMode(mode(seed)) = (n + 1, nanos + System.nanoTime() - start)
       counts(q.operator) += 1
+      if (rows > 0) withRows += 1
     }
     info(s"ran $queries queries, all accelerated: ${counts.toSeq.sorted.mkString(", ")}; " +
       s"$withRows returned rows")
+    val byMode = modes.map { m =>
+      val (n, nanos) = perMode(m)
+      f"$m: $n queries (${nanos / 1e9 / n.max(1)}%.2f s each)"
+    }
+    info(s"queries per mode: ${byMode.mkString("; ")}")
     assert(withRows > queries / 2)
   }
 
-  /** Seeds that once found a bug, each with what it was. They run in every CI build. */
+  /**
+   * Seeds that once found a bug, each with what it was. They run in every CI build, in the seed's
+   * mode and settings, as the random run drew them.
+   */
   private val regressionSeeds = Seq(
     1L -> "full outer join: NULL-padded columns bound as non-nullable read 0 instead of NULL"
   )
 
   for ((seed, bug) <- regressionSeeds) {
     test(s"regression seed $seed: $bug") {
-      val q = DifferentialHarness.query(spark, seed)
-      withConf(RangeJoinConf.BlockRows.key -> (1 + (seed % 23)).toString) {
-        assert(checkOperator(q.sql, Some(q.operator)) > 0)
-      }
+      assert(check(seed)._2 > 0)
     }
   }
 }

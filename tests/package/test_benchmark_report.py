@@ -4,7 +4,8 @@ import csv
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from report import Measurement, markdown, ratio_text, slope, write_reports  # noqa: E402
 
@@ -61,10 +62,9 @@ def test_writes_table_csv_and_chart(tmp_path):
 def test_readme_shows_the_reference_run():
     """The README's suite table is the one the committed reference run wrote, and its chart is
     that run's."""
-    root = Path(__file__).resolve().parent.parent
-    results = root / "benchmarks" / "results"
+    results = ROOT / "benchmarks" / "results"
     table = (results / "suite.md").read_text().split("\n\n")[1]
-    readme = (root / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     assert table in readme
     assert "](benchmarks/results/scaling.png)" in readme
     assert (results / "scaling.png").exists() and (results / "suite.csv").exists()
