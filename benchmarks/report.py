@@ -165,7 +165,8 @@ def chart(path: Path, curves: dict) -> None:
 
 
 def write_reports(out: Path, table: list, curves: dict, setting: str) -> list:
-    """Writes suite.md, suite.csv and scaling.png to `out`; returns their paths."""
+    """Writes suite.md, suite.csv and, when there are curves, scaling.png to `out`; returns their
+    paths."""
     out.mkdir(parents=True, exist_ok=True)
     md, csv_path, png = out / "suite.md", out / "suite.csv", out / "scaling.png"
     curve_rows = [m for runs in curves.values() for m in runs]
@@ -174,5 +175,7 @@ def write_reports(out: Path, table: list, curves: dict, setting: str) -> list:
         f"The scaling chart's points:\n\n{markdown(curve_rows)}"
     )
     write_csv(csv_path, [("table", m) for m in table] + [("curve", m) for m in curve_rows])
+    if not curves:  # `--curves ""`: the table only
+        return [md, csv_path]
     chart(png, curves)
     return [md, csv_path, png]

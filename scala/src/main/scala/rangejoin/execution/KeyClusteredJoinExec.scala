@@ -30,7 +30,7 @@ trait KeyClusteredJoinExec extends BinaryExecNode {
 
   /**
    * Whether adaptive execution split this join's skewed partitions
-   * ([[rangejoin.planning.SplitSkewedKeyPartitions]]): its inputs are then no longer clustered by
+   * ([[rangejoin.adaptive.SplitSkewedKeyPartitions]]): its inputs are then no longer clustered by
    * the keys, only each task's pair of pieces is: the join requires no distribution and
    * promises none.
    */

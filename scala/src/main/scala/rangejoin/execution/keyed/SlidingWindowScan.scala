@@ -16,7 +16,7 @@ import rangejoin.execution.runtime.{JoinColumns, JoinPass, StreamBuildRows}
  *     are at or below the stream row's upper bound;
  *  1. rows leave the window's front while `stays` fails for them: they are below the stream
  *     row's lower bound, and so below every later stream row's lower bound too;
- *  1. every row still in the window satisfies both bounds (see [[rangejoin.planning.SlidingWindow]]
+ *  1. every row still in the window satisfies both bounds (see [[rangejoin.condition.SlidingWindow]]
  *     for why); the residual is checked on each of them.
  *
  * `enters` and `stays` are the join's own comparisons, evaluated on the pair as Spark would, so
