@@ -11,6 +11,7 @@ import rangejoin.config.RangeJoinConf
 import rangejoin.execution.{
   BlockRangeJoinExec,
   BoundFilterJoinExec,
+  BroadcastRangeJoinExec,
   IEJoinExec,
   KeyClusteredJoinExec
 }
@@ -36,6 +37,9 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
     .config(RangeJoinConf.BlockRows.key, "16")
     .config(RangeJoinConf.RangePartitionMinRows.key, "40")
     .config(RangeJoinConf.MinCandidatePairs.key, "0") // test tables are tiny
+    // Every test table is small enough to broadcast; the block joins are tested unless a test
+    // turns the broadcast join on (BroadcastRangeJoinSuite).
+    .config(RangeJoinConf.BroadcastEnabled.key, "false")
     .getOrCreate()
 
   /** Runs `body` with the given SQL confs set, restoring the previous values afterwards. */
@@ -55,6 +59,7 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
   def rangeJoins(plan: SparkPlan): Seq[String] = collect(plan) {
     case j: BlockRangeJoinExec => j.nodeName
     case j: BoundFilterJoinExec => j.nodeName
+    case j: BroadcastRangeJoinExec => j.nodeName
     case j: KeyClusteredJoinExec => j.nodeName
   }
 
