@@ -88,7 +88,14 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
    * at all), and returns the same multiset of rows as with the extension disabled. Returns the
    * number of rows.
    */
-  def checkOperator(query: String, operator: Option[String]): Int = {
+  def checkOperator(query: String, operator: Option[String]): Int =
+    checkOperatorPlan(query, operator)._1
+
+  /**
+   * [[checkOperator]], also returning the accelerated query's executed plan, taken after the
+   * query ran (an adaptive plan is then final, with its whole-stage codegen stages).
+   */
+  def checkOperatorPlan(query: String, operator: Option[String]): (Int, SparkPlan) = {
     val df = spark.sql(query)
     val actual = multiset(df)
     val plan = df.queryExecution.executedPlan
@@ -111,6 +118,6 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
            |$plan""".stripMargin
       )
     }
-    actual.size
+    (actual.size, plan)
   }
 }

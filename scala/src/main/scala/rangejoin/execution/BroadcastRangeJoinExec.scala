@@ -6,10 +6,14 @@ import org.apache.spark.sql.catalyst.expressions.{And, Attribute, BindReferences
 import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, BuildSide}
 import org.apache.spark.sql.catalyst.plans._
 import org.apache.spark.sql.catalyst.plans.physical._
-import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
+import org.apache.spark.sql.execution.{ExplainUtils, SparkPlan}
 
 import rangejoin.condition.Inequality
-import rangejoin.execution.broadcast.{BroadcastRangeIndex, BroadcastRangeProbe}
+import rangejoin.execution.broadcast.{
+  BroadcastRangeCodegen,
+  BroadcastRangeIndexSource,
+  BroadcastRangeProbe
+}
 import rangejoin.execution.runtime.{JoinColumns, JoinPass, StreamEmit}
 import rangejoin.local.InequalityOp
 
@@ -28,6 +32,10 @@ import rangejoin.local.InequalityOp
  *
  * Inequality `k` is `leftKeys(k) ops(k) rightKeys(k)`; the leading keys have fixed-width codes
  * ([[rangejoin.execution.broadcast.BroadcastRangeIndex.indexable]]).
+ *
+ * With whole-stage codegen the probe is generated code in the streamed input's stage
+ * ([[rangejoin.execution.broadcast.BroadcastRangeCodegen]]); `doExecute` runs it interpreted
+ * (`spark.sql.codegen.wholeStage=false`, or when the stage's code falls back).
  */
 case class BroadcastRangeJoinExec(
     leftKeys: Seq[Expression],
@@ -38,27 +46,47 @@ case class BroadcastRangeJoinExec(
     buildSide: BuildSide,
     left: SparkPlan,
     right: SparkPlan
-) extends BinaryExecNode
+) extends BroadcastRangeCodegen
     with JoinMetrics {
   require(
     BroadcastRangeJoinExec.buildSides(joinType).contains(buildSide),
     s"BroadcastRangeJoinExec cannot build the $buildSide input of a $joinType join"
   )
 
-  private def streamIsLeft: Boolean = buildSide == BuildRight
+  override protected def streamIsLeft: Boolean = buildSide == BuildRight
 
   /** How many leading inequalities the index uses. */
   private def indexed: Int = math.min(2, ops.size)
 
-  private def streamed: SparkPlan = if (streamIsLeft) left else right
-  private def built: SparkPlan = if (streamIsLeft) right else left
+  override protected def streamedPlan: SparkPlan = if (streamIsLeft) left else right
+  override protected def buildPlan: SparkPlan = if (streamIsLeft) right else left
 
   def inequalities: Seq[Inequality] =
     leftKeys.indices.map(k => Inequality(leftKeys(k), ops(k), rightKeys(k)))
 
+  /** What is checked on the rows a probe yields: the further inequalities and the residual. */
+  override def condition: Option[Expression] =
+    (inequalities.drop(indexed).map(_.toExpression) ++ residual).reduceOption(And)
+
+  override protected def streamedIndexKeys: Seq[Expression] =
+    (if (streamIsLeft) leftKeys else rightKeys).take(indexed)
+
+  override protected def streamEmit: StreamEmit = StreamEmit.of(joinType)
+
+  override protected def numOutputRowsKey: String = JoinMetric.NumOutputRows.key
+
+  override protected def indexSource(): BroadcastRangeIndexSource = {
+    val (buildKeys, streamOps) = if (streamIsLeft) (rightKeys, ops) else (leftKeys, ops.map(_.flip))
+    BroadcastRangeIndexSource(
+      buildPlan.executeBroadcast[Array[InternalRow]](),
+      buildKeys.take(indexed).map(BindReferences.bindReference(_, buildPlan.output)),
+      streamOps.take(indexed)
+    )
+  }
+
   override def output: Seq[Attribute] = JoinOutput(joinType, left.output, right.output)
 
-  override def outputPartitioning: Partitioning = streamed.outputPartitioning
+  override def outputPartitioning: Partitioning = streamedPlan.outputPartitioning
 
   override def requiredChildDistribution: Seq[Distribution] =
     if (streamIsLeft) UnspecifiedDistribution :: BroadcastDistribution(IdentityBroadcastMode) :: Nil
@@ -73,22 +101,28 @@ case class BroadcastRangeJoinExec(
           .toString.stripPrefix("Build").toLowerCase}"
   }
 
+  override def verboseStringWithOperatorId(): String = {
+    def field(name: String, value: Any) = ExplainUtils.generateFieldString(name, value.toString)
+    s"""
+       |$formattedNodeName
+       |${field("Join type", joinType)}
+       |${field("Inequalities", inequalities.mkString("[", ", ", "]"))}
+       |${field("Index on", inequalities.take(indexed).mkString(" AND "))}
+       |${field("Residual", residual.map(_.sql).getOrElse("None"))}
+       |${field("Build side", buildSide)}
+       |""".stripMargin
+  }
+
   override protected def doExecute(): RDD[InternalRow] = {
-    val broadcastRows = built.executeBroadcast[Array[InternalRow]]()
-    val (streamKeys, buildKeys, streamOps) =
-      if (streamIsLeft) (leftKeys, rightKeys, ops) else (rightKeys, leftKeys, ops.map(_.flip))
-    val indexKeys = buildKeys.take(indexed).map(BindReferences.bindReference(_, built.output))
-    val indexOps = streamOps.take(indexed)
+    val source = indexSource()
     val probe = new BroadcastRangeProbe(
-      JoinPass(streamIsLeft, StreamEmit.of(joinType), padUnmatched = false),
-      streamKeys.take(indexed).map(BindReferences.bindReference(_, streamed.output)),
-      (inequalities.drop(indexed).map(_.toExpression) ++ residual).reduceOption(And),
+      JoinPass(streamIsLeft, streamEmit, padUnmatched = false),
+      streamedIndexKeys.map(BindReferences.bindReference(_, streamedPlan.output)),
+      condition,
       JoinColumns(left.output, right.output, output),
       metric(JoinMetric.NumOutputRows)
     )
-    streamed.execute().mapPartitions { rows =>
-      probe.join(rows, new BroadcastRangeIndex(broadcastRows.value, indexKeys, indexOps))
-    }
+    streamedPlan.execute().mapPartitions(rows => probe.join(rows, source.build()))
   }
 
   override protected def withNewChildrenInternal(newLeft: SparkPlan, newRight: SparkPlan)

@@ -1,5 +1,6 @@
 package rangejoin.execution.broadcast
 
+import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection}
 import org.apache.spark.sql.types.DataType
@@ -42,6 +43,19 @@ final class BroadcastRangeIndex(
     def column(k: Int) = matchable.map(row => codes(k)(project(row), k))
     new SortedRangeIndex(column(0), Option.when(keys.size == 2)(column(1)), ops.head, ops.lift(1))
   }
+}
+
+/**
+ * What a task needs to build its [[BroadcastRangeIndex]]: the broadcast rows and the leading
+ * keys bound to them, with their ops. It travels with the task, in the interpreted probe's
+ * closure or among the generated code's references ([[BroadcastRangeCodegen]]).
+ */
+final case class BroadcastRangeIndexSource(
+    rows: Broadcast[Array[InternalRow]],
+    keys: Seq[Expression],
+    ops: Seq[InequalityOp]
+) {
+  def build(): BroadcastRangeIndex = new BroadcastRangeIndex(rows.value, keys, ops)
 }
 
 object BroadcastRangeIndex {
