@@ -11,6 +11,7 @@ import rangejoin.config.RangeJoinConf
 import rangejoin.execution.{
   BlockRangeJoinExec,
   BoundFilterJoinExec,
+  BroadcastRangeJoinExec,
   IEJoinExec,
   KeyClusteredJoinExec
 }
@@ -36,6 +37,9 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
     .config(RangeJoinConf.BlockRows.key, "16")
     .config(RangeJoinConf.RangePartitionMinRows.key, "40")
     .config(RangeJoinConf.MinCandidatePairs.key, "0") // test tables are tiny
+    // Every test table is small enough to broadcast; the block joins are tested unless a test
+    // turns the broadcast join on (BroadcastRangeJoinSuite).
+    .config(RangeJoinConf.BroadcastEnabled.key, "false")
     .getOrCreate()
 
   /** Runs `body` with the given SQL confs set, restoring the previous values afterwards. */
@@ -55,6 +59,7 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
   def rangeJoins(plan: SparkPlan): Seq[String] = collect(plan) {
     case j: BlockRangeJoinExec => j.nodeName
     case j: BoundFilterJoinExec => j.nodeName
+    case j: BroadcastRangeJoinExec => j.nodeName
     case j: KeyClusteredJoinExec => j.nodeName
   }
 
@@ -83,7 +88,14 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
    * at all), and returns the same multiset of rows as with the extension disabled. Returns the
    * number of rows.
    */
-  def checkOperator(query: String, operator: Option[String]): Int = {
+  def checkOperator(query: String, operator: Option[String]): Int =
+    checkOperatorPlan(query, operator)._1
+
+  /**
+   * [[checkOperator]], also returning the accelerated query's executed plan, taken after the
+   * query ran (an adaptive plan is then final, with its whole-stage codegen stages).
+   */
+  def checkOperatorPlan(query: String, operator: Option[String]): (Int, SparkPlan) = {
     val df = spark.sql(query)
     val actual = multiset(df)
     val plan = df.queryExecution.executedPlan
@@ -106,6 +118,6 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
            |$plan""".stripMargin
       )
     }
-    actual.size
+    (actual.size, plan)
   }
 }

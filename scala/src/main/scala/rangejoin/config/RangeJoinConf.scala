@@ -106,6 +106,15 @@ object RangeJoinConf extends Logging {
     default = true
   ).copy(deprecatedKeys = Seq("spark.rangejoin.swhj.enabled"))
 
+  val BroadcastEnabled: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.broadcast.enabled",
+    "Plan joins without equality keys as BroadcastRangeJoinExec when an input that the join " +
+      "type does not preserve is below spark.sql.autoBroadcastJoinThreshold: that input is " +
+      "broadcast, each task indexes it on the first one or two inequalities, and the other " +
+      "input probes the index where it is, with no shuffle and no sort.",
+    default = true
+  )
+
   val BlockRows: ConfEntry[Int] = positiveIntEntry(
     "spark.rangejoin.blockRows",
     "Most rows in one sorted block: every partition of a join input is sorted on its first " +
@@ -157,6 +166,7 @@ object RangeJoinConf extends Logging {
       IEJoinEnabled,
       PiecewiseMergeJoinEnabled,
       SlidingWindowJoinEnabled,
+      BroadcastEnabled,
       BlockRows,
       SortSpillRows,
       RangePartitionMinRows,

@@ -3,6 +3,7 @@ package rangejoin.planning
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{And, Expression}
+import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildSide}
 import org.apache.spark.sql.catalyst.plans._
 import org.apache.spark.sql.catalyst.plans.logical.{
   BROADCAST,
@@ -18,8 +19,10 @@ import org.apache.spark.sql.internal.SQLConf
 
 import rangejoin.condition.{Equality, JoinConditionAnalysis, JoinConjuncts, SlidingWindow}
 import rangejoin.config.RangeJoinConf
+import rangejoin.execution.broadcast.BroadcastRangeIndex
 import rangejoin.execution.{
   BoundFilterJoinExec,
+  BroadcastRangeJoinExec,
   IEJoinExec,
   KeyGroupIEJoinExec,
   PiecewiseMergeJoinExec,
@@ -51,13 +54,18 @@ import rangejoin.execution.{
  *     a. two or more inequalities and `spark.rangejoin.iejoin.enabled`:
  *        [[rangejoin.execution.KeyGroupIEJoinExec]];
  *     a. otherwise: Spark.
+ *  1. One inequality and nothing else in a semi, anti or existence join, and
+ *     `spark.rangejoin.piecewiseMergeJoin.enabled`: [[rangejoin.execution.BoundFilterJoinExec]],
+ *     a filter against the other side's min or max key with no shuffle.
+ *  1. An input Spark would broadcast (`spark.sql.autoBroadcastJoinThreshold`) that the join type
+ *     does not preserve, leading keys of fixed-width types, and
+ *     `spark.rangejoin.broadcast.enabled`: [[rangejoin.execution.BroadcastRangeJoinExec]], the
+ *     other input streamed against a sorted index of it.
  *  1. Two or more inequalities and `spark.rangejoin.iejoin.enabled`:
  *     [[rangejoin.execution.IEJoinExec]]. Each side estimated at
  *     `spark.rangejoin.rangePartitionMinRows` rows or more is range-partitioned on the first
  *     inequality's key; a smaller one is not shuffled.
- *  1. Exactly one inequality and `spark.rangejoin.piecewiseMergeJoin.enabled`: a semi, anti or
- *     existence join with no residual is [[rangejoin.execution.BoundFilterJoinExec]], a filter
- *     against the other side's min or max key with no shuffle; anything else is
+ *  1. Exactly one inequality and `spark.rangejoin.piecewiseMergeJoin.enabled`:
  *     [[rangejoin.execution.PiecewiseMergeJoinExec]] over sorted blocks, its inputs prepared as
  *     above.
  *  1. Otherwise: Spark.
@@ -187,11 +195,84 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     } yield planned
   }
 
-  /** Rungs 5 and 6: the operator for the number of inequalities. */
+  /**
+   * Rungs 5 to 8, without equality keys: the first operator that applies, tried in the ladder's
+   * order.
+   */
   private def chooseOperator(join: Join, conjuncts: JoinConjuncts, conf: SQLConf)
       : Either[String, SparkPlan] = {
-    val ineqs = conjuncts.inequalities
     val residual = conjuncts.residuals.reduceOption(And)
+    planBoundFilter(join, conjuncts, residual, conf)
+      .orElse(planBroadcast(join, conjuncts, residual, conf))
+      .orElse(planBlockJoin(join, conjuncts, residual, conf))
+      .toRight(
+        s"${conjuncts.inequalities.size} inequality conjunct(s) and no enabled operator for that"
+      )
+  }
+
+  /** Rung 5: one inequality and nothing else, in a join that only asks whether a row matched. */
+  private def planBoundFilter(
+      join: Join,
+      conjuncts: JoinConjuncts,
+      residual: Option[Expression],
+      conf: SQLConf
+  ): Option[SparkPlan] = conjuncts.inequalities match {
+    case Seq(ineq)
+        if residual.isEmpty && BoundFilterJoinExec.supports(join.joinType) &&
+          RangeJoinConf.PiecewiseMergeJoinEnabled.get(conf) =>
+      Some(
+        BoundFilterJoinExec(
+          ineq.left,
+          ineq.op,
+          ineq.right,
+          join.joinType,
+          planLater(join.left),
+          planLater(join.right)
+        )
+      )
+    case _ => None
+  }
+
+  /**
+   * Rung 6: an input small enough to broadcast (Spark's `spark.sql.autoBroadcastJoinThreshold`)
+   * that the join type lets stream the other input against, and leading keys with fixed-width
+   * codes. Of two candidates (inner joins), the smaller is broadcast.
+   */
+  private def planBroadcast(
+      join: Join,
+      conjuncts: JoinConjuncts,
+      residual: Option[Expression],
+      conf: SQLConf
+  ): Option[SparkPlan] = {
+    val ineqs = conjuncts.inequalities
+    def size(side: BuildSide) = (if (side == BuildLeft) join.left else join.right).stats.sizeInBytes
+    val indexable = ineqs.take(2).forall(i => BroadcastRangeIndex.indexable(i.left))
+    val buildSide = BroadcastRangeJoinExec
+      .buildSides(join.joinType)
+      .filter(side => size(side) <= conf.autoBroadcastJoinThreshold)
+      .minByOption(size)
+    buildSide.filter(_ => indexable && RangeJoinConf.BroadcastEnabled.get(conf)).map { side =>
+      BroadcastRangeJoinExec(
+        ineqs.map(_.left),
+        ineqs.map(_.op),
+        ineqs.map(_.right),
+        residual,
+        join.joinType,
+        side,
+        planLater(join.left),
+        planLater(join.right)
+      )
+    }
+  }
+
+  /** Rungs 7 and 8: a join over sorted blocks, by the number of inequalities. */
+  private def planBlockJoin(
+      join: Join,
+      conjuncts: JoinConjuncts,
+      residual: Option[Expression],
+      conf: SQLConf
+  ): Option[SparkPlan] = {
+    val ineqs = conjuncts.inequalities
     val blockRows = RangeJoinConf.BlockRows.get(conf)
     val sortSpillRows = RangeJoinConf.SortSpillRows.get(conf)
     def prepared(key: Expression, child: LogicalPlan) = BlockInputPlanning.prepare(
@@ -201,10 +282,10 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
       session.sparkContext.defaultParallelism,
       conf
     )
+    lazy val left = prepared(ineqs.head.left, join.left)
+    lazy val right = prepared(ineqs.head.right, join.right)
     if (ineqs.size >= 2 && RangeJoinConf.IEJoinEnabled.get(conf)) {
-      val (left, right) =
-        (prepared(ineqs.head.left, join.left), prepared(ineqs.head.right, join.right))
-      Right(
+      Some(
         IEJoinExec(
           ineqs.map(_.left),
           ineqs.map(_.op),
@@ -220,39 +301,22 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
         )
       )
     } else if (ineqs.size == 1 && RangeJoinConf.PiecewiseMergeJoinEnabled.get(conf)) {
-      val ineq = ineqs.head
-      if (residual.isEmpty && BoundFilterJoinExec.supports(join.joinType)) {
-        Right(
-          BoundFilterJoinExec(
-            ineq.left,
-            ineq.op,
-            ineq.right,
-            join.joinType,
-            planLater(join.left),
-            planLater(join.right)
-          )
+      Some(
+        PiecewiseMergeJoinExec(
+          ineqs.head.left,
+          ineqs.head.op,
+          ineqs.head.right,
+          residual,
+          join.joinType,
+          blockRows,
+          sortSpillRows,
+          left.input,
+          right.input,
+          left.plan,
+          right.plan
         )
-      } else {
-        val (left, right) = (prepared(ineq.left, join.left), prepared(ineq.right, join.right))
-        Right(
-          PiecewiseMergeJoinExec(
-            ineq.left,
-            ineq.op,
-            ineq.right,
-            residual,
-            join.joinType,
-            blockRows,
-            sortSpillRows,
-            left.input,
-            right.input,
-            left.plan,
-            right.plan
-          )
-        )
-      }
-    } else {
-      Left(s"${ineqs.size} inequality conjunct(s) and no enabled operator for that")
-    }
+      )
+    } else None
   }
 
   private def require(holds: Boolean, reason: => String): Either[String, Unit] =

@@ -1,0 +1,100 @@
+"""The "never slower" grid: joins with a small side or a large output, plugin on against off.
+
+A big side of points (1M and 5M rows, v uniform in [0, 1e6)) meets a small side of disjoint
+ranges (10, 365 and 5,000 rows, each [lo, hi) half of its slice of [0, 1e6), y in [0, 100)) in
+three shapes: points in ranges grouped by range, the same as a LEFT JOIN, and a condition on two
+column pairs. Two 100K x 100K band joins with about 1e8 output pairs (a count, and a GROUP BY)
+test output-heavy joins. Every cell runs with the plugin on and off in one session, best of 3
+after a warm-up, and the answers must agree. The last column flags cells where the plugin takes
+more than 1.1x vanilla Spark's time.
+"""
+
+import argparse
+import time
+
+from common import points, spark_session, write_once
+
+SHAPES = {
+    "pip_group": "SELECT i.iid, count(*) FROM p JOIN i ON p.v >= i.lo AND p.v < i.hi "
+    "GROUP BY i.iid",
+    "pip_left": "SELECT count(*), count(i.iid) FROM p LEFT JOIN i ON p.v >= i.lo AND p.v < i.hi",
+    "two_col": "SELECT count(*) FROM p JOIN i ON p.v > i.lo AND p.id % 100 < i.y",
+}
+DENSE = {
+    "dense_count": "SELECT count(*) FROM a JOIN b ON a.v BETWEEN b.v - 5000 AND b.v + 5000",
+    "dense_group": "SELECT a.id % 100 AS g, count(*) FROM a JOIN b "
+    "ON a.v BETWEEN b.v - 5000 AND b.v + 5000 GROUP BY 1",
+}
+
+
+def ranges(spark, rows: int) -> str:
+    """Writes (once) and returns the parquet path of `rows` disjoint ranges (iid, lo, hi, y)."""
+    width = 1_000_000 / rows
+    return write_once(
+        f"ranges_{rows}.parquet",
+        lambda: spark.range(0, rows, numPartitions=1).selectExpr(
+            "id AS iid",
+            f"id * {width} AS lo",
+            f"id * {width} + {width / 2} AS hi",
+            "CAST(id * 37 % 100 AS BIGINT) AS y",
+        ),
+    )
+
+
+def best_of_3(spark, query: str, accelerated: bool):
+    """(best seconds of 3 runs after one warm-up, sorted rows) with the plugin on or off."""
+    spark.conf.set("spark.rangejoin.enabled", str(accelerated).lower())
+    rows = sorted(tuple(r) for r in spark.sql(query).collect())
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        spark.sql(query).collect()
+        times.append(time.perf_counter() - start)
+    return min(times), rows
+
+
+def operator(spark, query: str) -> str:
+    spark.conf.set("spark.rangejoin.enabled", "true")
+    plan = spark.sql(query)._jdf.queryExecution().executedPlan().toString()
+    return next((line.strip(" :+-*") for line in plan.splitlines() if "Join" in line), "")
+
+
+def cell(spark, label: str, query: str) -> bool:
+    plugin_s, plugin = best_of_3(spark, query, accelerated=True)
+    vanilla_s, vanilla = best_of_3(spark, query, accelerated=False)
+    assert plugin == vanilla, f"{label}: answers differ"
+    ratio = plugin_s / vanilla_s
+    node = operator(spark, query).split(",")[0]
+    flag = "" if ratio <= 1.1 else "SLOWER"
+    print(
+        f"| {label} | {node} | {plugin_s:.3f} | {vanilla_s:.3f} | {ratio:.2f} | {flag} |",
+        flush=True,
+    )
+    return ratio <= 1.1
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--big", default="1000000,5000000", help="rows of the big side")
+    parser.add_argument("--small", default="10,365,5000", help="rows of the small side")
+    args = parser.parse_args()
+    spark = spark_session()
+    print("| cell | plugin operator | plugin s | vanilla s | plugin / vanilla | |")
+    print("|---|---|---:|---:|---:|---|")
+    ok = True
+    for big in map(int, args.big.split(",")):
+        spark.read.parquet(points(spark, "points", big, 3)).createOrReplaceTempView("p")
+        for small in map(int, args.small.split(",")):
+            spark.read.parquet(ranges(spark, small)).createOrReplaceTempView("i")
+            for name, query in SHAPES.items():
+                ok &= cell(spark, f"{name} {big:,} x {small:,}", query)
+    spark.read.parquet(points(spark, "points", 100_000, 5)).createOrReplaceTempView("a")
+    spark.read.parquet(points(spark, "points_b", 100_000, 6)).createOrReplaceTempView("b")
+    for name, query in DENSE.items():
+        ok &= cell(spark, f"{name} 100,000 x 100,000", query)
+    print("every cell within 1.1x of vanilla Spark" if ok else "some cells are slower (SLOWER)")
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+package rangejoin.local
+
+/**
+ * An index over the rows of a small (broadcast) input for one or two inequalities
+ * `s.x op1 b.x [AND s.y op2 b.y]`, probed by one stream row at a time: `s` is the stream row, `b`
+ * an indexed row. Keys are codes whose signed order is Spark's order (see
+ * [[rangejoin.execution.blocks.KeyColumn]]); no indexed key is NULL.
+ *
+ * Layout: the rows sorted ascending by x (ties in row order), with y in the same order, plus a
+ * running extreme of y: from the front (`prefixBest(j)`, over positions `0..j`) and from the back
+ * (`suffixBest(j)`, over `j..n-1`). The extreme is the maximum when `op2` is `<`/`<=` (it wants a
+ * large `b.y`) and the minimum when `op2` is `>`/`>=`.
+ *
+ * Probe, for a stream row's codes `sx`, `sy`:
+ *  1. the rows satisfying `op1` are one run of the sorted order, found by binary search: a suffix
+ *     for `<`/`<=` (the first `b.x` above `sx`, or not below it for `<=`), a prefix for `>`/`>=`
+ *     (up to the first `b.x` not below `sx`, or above it for `>=`). Ties decide `<` versus `<=`;
+ *  1. without `op2` every row of the run matches;
+ *  1. with `op2` the run is walked away from its boundary with `sx`: a prefix from its end down, a
+ *     suffix from its start up. The walk stops at the first position whose running extreme
+ *     fails `op2`: every row further on has a `b.y` no better than that extreme, so none can
+ *     match. Rows passed before that are checked one by one.
+ * Sorted by start with a running maximum of ends, this is the classic index for points in
+ * intervals (`s.v >= b.lo AND s.v < b.hi`): with disjoint intervals a probe costs O(log n +
+ * matches); nested or overlapping intervals add the rows the walk passes without matching.
+ *
+ * The index is immutable, so one broadcast copy serves every task of an executor; each task
+ * probes through a [[SortedRangeIndex#Cursor]] of its own: `val c = index.cursor()`, then per
+ * stream row `c.probe(sx, sy)` and `while (c.next()) emit(c.row)`.
+ *
+ * @param x key x of each indexed row, in row order
+ * @param y key y of each indexed row, in row order; None for a single inequality
+ */
+final class SortedRangeIndex(
+    x: Array[Long],
+    y: Option[Array[Long]],
+    op1: InequalityOp,
+    op2: Option[InequalityOp]
+) extends Serializable {
+  require(y.isDefined == op2.isDefined, "key y and op2 come together")
+
+  /** Row numbers (in the order the keys were given) in ascending order of x. */
+  val order: Array[Int] = RadixSort.sortedIndices(x)
+  private val n = x.length
+  private val xs: Array[Long] = order.map(x)
+  private val ys: Array[Long] = y.map(v => order.map(v)).getOrElse(Array.emptyLongArray)
+  private val wantsLarge = op2.exists(_.leftSmaller)
+  private val prefixBest: Array[Long] = running(Iterator.range(0, ys.length))
+  private val suffixBest: Array[Long] = running(Iterator.range(ys.length - 1, -1, -1))
+
+  def size: Int = n
+
+  /** A cursor over the matches of one stream row at a time, for one task. */
+  def cursor(): Cursor = new Cursor
+
+  final class Cursor private[SortedRangeIndex] {
+    private var sy = 0L
+    private var position = 0 // the next position to look at
+    private var step = 0 // +1 walking up (a suffix), -1 walking down (a prefix)
+    private var stop = 0 // the position that ends the run (exclusive)
+
+    /** The current row's number in the order the keys were given; valid after `next()` is true. */
+    var row: Int = -1
+
+    /** Starts a probe for a stream row whose keys have codes `sx` and `sy` (ignored without y). */
+    def probe(sx: Long, sy: Long): Unit = {
+      this.sy = sy
+      if (op1.leftSmaller) {
+        // b.x > sx (strict) or b.x >= sx: the suffix from the first key above / not below sx.
+        position = firstAbove(sx, orEqual = !op1.strict)
+        step = 1
+        stop = n
+      } else {
+        // b.x < sx (strict) or b.x <= sx: the prefix before the first key not below / above sx.
+        position = firstAbove(sx, orEqual = op1.strict) - 1
+        step = -1
+        stop = -1
+      }
+    }
+
+    /** Moves to the next matching row; false when the probe has no more. */
+    def next(): Boolean = op2 match {
+      case None =>
+        if (position == stop) false
+        else { row = order(position); position += step; true }
+      case Some(op) =>
+        val best = if (step > 0) suffixBest else prefixBest
+        while (position != stop) {
+          val j = position
+          if (!op.holds(java.lang.Long.compare(sy, best(j)))) { position = stop; return false }
+          position += step
+          if (op.holds(java.lang.Long.compare(sy, ys(j)))) { row = order(j); return true }
+        }
+        false
+    }
+  }
+
+  /** The first position whose key is above `key` (or equal to it, with `orEqual`); n if none. */
+  private def firstAbove(key: Long, orEqual: Boolean): Int = {
+    var lo = 0
+    var hi = n
+    while (lo < hi) {
+      val mid = (lo + hi) >>> 1
+      val k = xs(mid)
+      if (k > key || (orEqual && k == key)) hi = mid else lo = mid + 1
+    }
+    lo
+  }
+
+  /** The running extreme of y over `positions`, stored at each position. */
+  private def running(positions: Iterator[Int]): Array[Long] = {
+    val out = new Array[Long](ys.length)
+    var best = if (wantsLarge) Long.MinValue else Long.MaxValue
+    positions.foreach { j =>
+      best = if (wantsLarge) math.max(best, ys(j)) else math.min(best, ys(j))
+      out(j) = best
+    }
+    out
+  }
+
+  /** Heap bytes of the index's arrays. */
+  def sizeInBytes: Long = 4L * n + 8L * (xs.length + ys.length + prefixBest.length * 2)
+}

@@ -1,0 +1,313 @@
+package rangejoin
+
+import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, BuildSide}
+import org.apache.spark.sql.execution.{FilterExec, InputAdapter, SparkPlan, WholeStageCodegenExec}
+import org.apache.spark.sql.execution.aggregate.HashAggregateExec
+import org.apache.spark.sql.types.DataType
+
+import rangejoin.config.RangeJoinConf
+import rangejoin.execution.BroadcastRangeJoinExec
+import rangejoin.execution.blocks.{KeyEncoder, LongKeyEncoder}
+
+/**
+ * BroadcastRangeJoinExec against vanilla Spark: the differential harness's queries with the
+ * broadcast join on, whole-stage codegen on and off, point-in-interval joins of every join type
+ * it runs, and the same over doubles with NULL, NaN and -0.0. With whole-stage codegen on, every
+ * broadcast range join must sit in a generated stage, and a stage that fails to compile fails
+ * the query (no fallback): the generated probe is what ran.
+ */
+class BroadcastRangeJoinSuite extends RangeJoinTestBase {
+
+  private def broadcastOn[T](body: => T): T =
+    withConf(RangeJoinConf.BroadcastEnabled.key -> "true")(body)
+
+  /** Keys of this type can be indexed: they have fixed-width codes. */
+  private def indexable(dt: DataType) = KeyEncoder.forType(dt).isInstanceOf[LongKeyEncoder]
+
+  /**
+   * The operator a harness query plans with the broadcast join on: every input is small, so a
+   * block join becomes a broadcast join unless it is a full outer join or its keys have no
+   * fixed-width codes.
+   */
+  private def expectedOperator(q: DifferentialHarness.Query): String = q.operator match {
+    case "IEJoin" | "PiecewiseMergeJoin"
+        if !q.sql.contains(" FULL JOIN ") && indexable(q.dataType) =>
+      "BroadcastRangeJoin"
+    case other => other
+  }
+
+  /**
+   * Whole-stage codegen on or off; on, a stage whose code does not compile fails the query
+   * instead of falling back to the operators' `doExecute`.
+   */
+  private def wholeStageCodegen[T](on: Boolean)(body: => T): T =
+    withConf(
+      "spark.sql.codegen.wholeStage" -> on.toString,
+      "spark.sql.codegen.fallback" -> (!on).toString
+    )(body)
+
+  /** The operators each whole-stage codegen stage of `plan` generates code for. */
+  private def stages(plan: SparkPlan): Seq[Seq[SparkPlan]] = {
+    def inStage(p: SparkPlan): Seq[SparkPlan] = p match {
+      case _: InputAdapter => Nil
+      case other => other +: other.children.flatMap(inStage)
+    }
+    collect(plan) { case s: WholeStageCodegenExec => inStage(s.child) }
+  }
+
+  /**
+   * Asserts that the broadcast range joins of an executed `plan` sit in whole-stage codegen
+   * stages exactly when whole-stage codegen is `on`; returns the stages that hold one.
+   */
+  private def checkCodegen(plan: SparkPlan, on: Boolean): Seq[Seq[SparkPlan]] = {
+    val joins = collect(plan) { case j: BroadcastRangeJoinExec => j }
+    val withJoin = stages(plan).filter(_.exists(_.isInstanceOf[BroadcastRangeJoinExec]))
+    val generated = withJoin.flatten.collect { case j: BroadcastRangeJoinExec => j }
+    assert(joins.nonEmpty, plan)
+    assert(generated.size == (if (on) joins.size else 0), s"whole-stage codegen $on:\n$plan")
+    withJoin
+  }
+
+  for (wholeStage <- Seq(true, false)) {
+    test(s"random queries match vanilla Spark (whole-stage codegen $wholeStage)") {
+      val counts = scala.collection.mutable.Map.empty[String, Int].withDefaultValue(0)
+      broadcastOn {
+        wholeStageCodegen(wholeStage) {
+          for (seed <- 5000L until 5100L) {
+            val q = DifferentialHarness.query(spark, seed)
+            val operator = expectedOperator(q)
+            withClue(s"seed $seed (${q.dataType.simpleString}): ${q.sql}\n") {
+              val (_, plan) = checkOperatorPlan(q.sql, Some(operator))
+              if (operator == "BroadcastRangeJoin") checkCodegen(plan, wholeStage)
+            }
+            counts(operator) += 1
+          }
+        }
+      }
+      info(counts.toSeq.sorted.mkString(", "))
+      assert(counts("BroadcastRangeJoin") > 50)
+    }
+  }
+
+  private def setUp(): Unit = {
+    // Points, and disjoint ranges [lo, hi) with a few NULL ends; 10 and 40 ranges.
+    spark
+      .range(0, 3000)
+      .selectExpr("id", "IF(id % 97 = 0, NULL, (id * 7919) % 5000) AS v")
+      .createOrReplaceTempView("points")
+    for ((name, n) <- Seq("ranges" -> 40, "few" -> 10)) {
+      spark
+        .range(0, n)
+        .selectExpr(
+          "id AS rid",
+          s"id * ${5000 / n} AS lo",
+          s"IF(id = 3, NULL, id * ${5000 / n} + ${5000 / n / 2}) AS hi"
+        )
+        .createOrReplaceTempView(name)
+    }
+  }
+
+  test("points in ranges, every join type it runs, with the broadcast input as Spark would pick") {
+    setUp()
+    val on = "p.v >= r.lo AND p.v < r.hi"
+    val queries = Seq(
+      s"SELECT p.id, r.rid FROM points p JOIN ranges r ON $on" -> BuildRight,
+      s"SELECT p.id, r.rid FROM ranges r JOIN points p ON $on" -> BuildLeft,
+      s"SELECT p.id, r.rid FROM points p LEFT JOIN ranges r ON $on" -> BuildRight,
+      s"SELECT p.id, r.rid FROM ranges r RIGHT JOIN points p ON $on" -> BuildLeft,
+      s"SELECT p.id FROM points p LEFT SEMI JOIN ranges r ON $on" -> BuildRight,
+      s"SELECT p.id FROM points p LEFT ANTI JOIN ranges r ON $on" -> BuildRight,
+      s"SELECT p.id FROM points p WHERE p.id % 5 = 0 OR EXISTS (SELECT 1 FROM few r WHERE $on)" ->
+        BuildRight,
+      s"SELECT r.rid, count(*) FROM points p JOIN few r ON $on AND p.id % 3 <> 0 GROUP BY r.rid" ->
+        BuildRight,
+      "SELECT p.id, r.rid FROM points p JOIN few r ON p.v BETWEEN r.lo - 7 AND r.hi + 7" ->
+        BuildRight,
+      "SELECT p.id, r.rid FROM points p LEFT JOIN few r ON p.v > r.lo AND p.id < r.hi " +
+        "AND p.v < r.rid * 600" -> BuildRight
+    )
+    checkBroadcastJoins(queries.map { case (q, side) => (q, side, false) })
+  }
+
+  /**
+   * Checks each query against vanilla Spark with whole-stage codegen on and off: it plans one
+   * broadcast range join that broadcasts `side`, which runs in a generated stage exactly when
+   * codegen is on, with the aggregate or filter above it in the same stage; when `countsRows`
+   * (the join's rows are the query's), the join's numOutputRows metric counts them.
+   */
+  private def checkBroadcastJoins(queries: Seq[(String, BuildSide, Boolean)]): Unit =
+    broadcastOn {
+      for ((q, side, countsRows) <- queries; wholeStage <- Seq(true, false)) {
+        wholeStageCodegen(wholeStage) {
+          withClue(s"$q (whole-stage codegen $wholeStage)\n") {
+            val (rows, plan) = checkOperatorPlan(q, Some("BroadcastRangeJoin"))
+            assert(rows > 0)
+            val joins = collect(plan) { case j: BroadcastRangeJoinExec => j }
+            assert(joins.map(_.buildSide) == Seq(side))
+            val stage = checkCodegen(plan, wholeStage).flatten
+            if (wholeStage && q.contains("GROUP BY"))
+              assert(stage.exists(_.isInstanceOf[HashAggregateExec]), plan)
+            if (wholeStage && q.contains(") WHERE "))
+              assert(stage.exists(_.isInstanceOf[FilterExec]), plan)
+            if (countsRows) assert(joins.head.metrics("numOutputRows").value == rows)
+          }
+        }
+      }
+    }
+
+  /** Doubles with NULL, NaN, -0.0, 0.0 and infinities, as points and as range ends. */
+  private def setUpDoubles(): Unit = {
+    val session = spark
+    import session.implicits._
+    spark
+      .range(0, 600)
+      .selectExpr(
+        "id",
+        "id % 7 AS g",
+        """CASE id % 13
+          |  WHEN 0 THEN NULL
+          |  WHEN 1 THEN CAST('NaN' AS DOUBLE)
+          |  WHEN 2 THEN -0.0D
+          |  WHEN 3 THEN 0.0D
+          |  WHEN 4 THEN CAST('Infinity' AS DOUBLE)
+          |  WHEN 5 THEN CAST('-Infinity' AS DOUBLE)
+          |  ELSE (id % 41) / 4.0D - 5.0D
+          |END AS v""".stripMargin
+      )
+      .createOrReplaceTempView("dpoints")
+    val (nan, inf) = (Double.NaN, Double.PositiveInfinity)
+    Seq[(Long, Option[Double], Option[Double])](
+      (0, Some(-0.0), Some(0.0)),
+      (1, Some(0.0), Some(nan)),
+      (2, None, Some(5.0)),
+      (3, Some(-inf), Some(-0.0)),
+      (4, Some(nan), Some(nan)),
+      (5, Some(-2.5), Some(2.5)),
+      (6, Some(3.0), None),
+      (7, Some(1.5), Some(1.5)),
+      (8, Some(-5.0), Some(inf)),
+      (9, Some(inf), Some(nan)),
+      (10, Some(0.25), Some(4.75)),
+      (11, Some(-0.0), Some(-0.0))
+    ).toDF("rid", "lo", "hi").createOrReplaceTempView("dranges")
+  }
+
+  test("generated probe: every join type, residuals, NULL keys, NaN and -0.0, consumers above") {
+    setUp()
+    setUpDoubles()
+    val on = "p.v >= r.lo AND p.v < r.hi"
+    def days(c: String) = s"DATE_ADD(DATE'2024-01-01', CAST($c AS INT))"
+    def dec(c: String) = s"CAST($c AS DECIMAL(9, 1))"
+    checkBroadcastJoins(
+      Seq(
+        // Inner, either input broadcast; one to three inequalities; residuals; a computed key.
+        (
+          "SELECT p.id, p.v, r.rid FROM dpoints p JOIN dranges r " +
+            "ON p.v >= r.lo AND p.v <= r.hi AND (p.id + r.rid) % 3 <> 0",
+          BuildRight,
+          true
+        ),
+        (
+          "SELECT p.id, r.rid, r.lo FROM dranges r JOIN dpoints p " +
+            "ON p.v > r.lo AND p.v < r.hi AND p.g > r.rid % 5",
+          BuildLeft,
+          true
+        ),
+        (
+          "SELECT p.id, r.rid FROM dpoints p JOIN dranges r " +
+            "ON p.v * 2 <= r.hi AND p.id % 4 <> r.rid % 4",
+          BuildRight,
+          true
+        ),
+        // Outer: unmatched rows NULL-padded, NULL keys included.
+        (
+          s"SELECT p.id, p.v, r.rid, r.hi FROM dpoints p LEFT JOIN dranges r " +
+            s"ON $on AND p.g <> r.rid % 7",
+          BuildRight,
+          true
+        ),
+        (
+          "SELECT p.id, r.rid, r.lo FROM dranges r RIGHT JOIN dpoints p " +
+            "ON r.lo <= p.v AND r.hi >= p.v AND (p.id + r.rid) % 2 = 0",
+          BuildLeft,
+          true
+        ),
+        // Semi, anti, existence: the first pair that passes decides.
+        (
+          "SELECT p.* FROM dpoints p LEFT SEMI JOIN dranges r " +
+            "ON p.v > r.lo AND p.v <= r.hi AND p.g < r.rid",
+          BuildRight,
+          true
+        ),
+        (
+          s"SELECT p.* FROM dpoints p LEFT ANTI JOIN dranges r ON $on AND (p.id + r.rid) % 3 <> 0",
+          BuildRight,
+          true
+        ),
+        (
+          "SELECT p.id, p.v FROM dpoints p WHERE p.g = 0 OR EXISTS " +
+            "(SELECT 1 FROM dranges r WHERE p.v >= r.lo AND p.v <= r.hi AND r.rid <> p.g)",
+          BuildRight,
+          false
+        ),
+        // Consumers in the join's stage: a filter above an outer join, aggregates.
+        (
+          s"SELECT * FROM (SELECT p.id, r.rid FROM dpoints p LEFT JOIN dranges r ON $on) " +
+            "WHERE rid IS NULL OR id % 2 = 0",
+          BuildRight,
+          false
+        ),
+        (
+          s"SELECT r.rid, count(*), sum(p.id) FROM dpoints p JOIN dranges r ON $on GROUP BY r.rid",
+          BuildRight,
+          false
+        ),
+        (
+          s"SELECT r.rid, count(*) FROM dpoints p LEFT JOIN dranges r ON $on GROUP BY r.rid",
+          BuildRight,
+          false
+        ),
+        // Date and decimal keys.
+        (
+          s"SELECT p.id, r.rid FROM points p JOIN ranges r " +
+            s"ON ${days("p.v")} >= ${days("r.lo")} AND ${days("p.v")} < ${days("r.hi")}",
+          BuildRight,
+          true
+        ),
+        (
+          s"SELECT p.id, r.rid FROM points p LEFT JOIN ranges r " +
+            s"ON ${dec("p.v")} > ${dec("r.lo")} AND ${dec("p.v")} <= ${dec("r.hi")}",
+          BuildRight,
+          true
+        )
+      )
+    )
+  }
+
+  test("EXPLAIN names the index and the broadcast input; a large input is not broadcast") {
+    setUp()
+    val q = "SELECT p.id, r.rid FROM points p LEFT JOIN ranges r ON p.v >= r.lo AND p.v < r.hi"
+    broadcastOn {
+      val text = spark.sql(s"EXPLAIN $q").collect().head.getString(0)
+      assert(
+        text.contains(
+          "BroadcastRangeJoin LeftOuter, [p.v >= r.lo, p.v < r.hi], " +
+            "index on p.v >= r.lo AND p.v < r.hi, build right"
+        ),
+        text
+      )
+      val formatted = spark.sql(s"EXPLAIN FORMATTED $q").collect().head.getString(0)
+      Seq(
+        "BroadcastRangeJoin LeftOuter (",
+        "Inequalities: [p.v >= r.lo, p.v < r.hi]",
+        "Index on: p.v >= r.lo AND p.v < r.hi",
+        "Build side: BuildRight"
+      ).foreach(line => assert(formatted.contains(line), formatted))
+      withConf("spark.sql.autoBroadcastJoinThreshold" -> "-1") {
+        checkOperator(q, Some("IEJoin"))
+      }
+      // Full outer joins preserve both inputs: never broadcast.
+      checkOperator(q.replace("LEFT JOIN", "FULL JOIN"), Some("IEJoin"))
+    }
+  }
+}
