@@ -18,17 +18,17 @@ def _pairs(spark):
     return left.alias("l").join(right.alias("r"), condition).select("l.id", "r.id")
 
 
-def test_dataframe_join_on_two_inequalities_uses_iejoin(spark):
+def test_dataframe_join_on_two_inequalities_broadcasts_the_small_side(spark):
     # A DataFrame keeps its physical plan, so each run builds the query anew.
     accelerated = _pairs(spark)
     accelerated_rows = sorted(map(tuple, accelerated.collect()))
-    assert "IEJoin" in _plan(accelerated)
+    assert "BroadcastRangeJoin" in _plan(accelerated)
 
     spark.conf.set("spark.rangejoin.enabled", "false")
     try:
         vanilla = _pairs(spark)
         vanilla_rows = sorted(map(tuple, vanilla.collect()))
-        assert "IEJoin" not in _plan(vanilla)
+        assert "RangeJoin" not in _plan(vanilla)
     finally:
         spark.conf.unset("spark.rangejoin.enabled")
     assert accelerated_rows == vanilla_rows and len(vanilla_rows) > 0
@@ -39,4 +39,4 @@ def test_sql_explain_names_the_operator(spark):
     rows = spark.sql(
         "EXPLAIN SELECT * FROM t x JOIN t y ON x.v BETWEEN y.v - 1 AND y.w + 2"
     ).collect()
-    assert "IEJoin Inner" in rows[0][0]
+    assert "BroadcastRangeJoin Inner" in rows[0][0]

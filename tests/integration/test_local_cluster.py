@@ -16,6 +16,8 @@ spark.conf.set("spark.rangejoin.blockRows", "200")
 spark.conf.set("spark.rangejoin.rangePartitionMinRows", "1000")
 spark.conf.set("spark.rangejoin.minCandidatePairs", "0")
 spark.conf.set("spark.rangejoin.sortSpillRows", "500")  # block loads spill on the executors
+# Both tables are small enough to broadcast: the block joins run unless a query turns it on.
+spark.conf.set("spark.rangejoin.broadcast.enabled", "false")
 spark.range(0, 3000, numPartitions=4).selectExpr(
     "id", "id % 97 AS a", "(id * 7) % 89 AS b").createOrReplaceTempView("t")
 spark.range(0, 2000, numPartitions=3).selectExpr(
@@ -39,10 +41,14 @@ queries = [
                               "ON t.a = u.a AND t.b BETWEEN u.b AND u.b + 1"),
     ("KeyGroupIEJoin", "SELECT count(*), count(u.id) FROM t LEFT JOIN u "
                        "ON t.a = u.a AND t.b < u.b AND t.id > u.id"),
+    ("BroadcastRangeJoin", "SELECT count(*), count(u.id) FROM t LEFT JOIN u "
+                           "ON t.a < u.a AND t.b > u.b + 60"),
+    ("BroadcastRangeJoin", "SELECT count(*), count(t.id) FROM t RIGHT JOIN u ON t.a > u.a + 80"),
 ]
 results = []
 for operator, q in queries:
     spark.conf.set("spark.rangejoin.enabled", "true")
+    spark.conf.set("spark.rangejoin.broadcast.enabled", str(operator == "BroadcastRangeJoin"))
     df = spark.sql(q)
     on = [tuple(r) for r in df.collect()]
     plan = df._jdf.queryExecution().executedPlan().toString()
@@ -61,4 +67,4 @@ def test_every_join_type_on_separate_executors(tmp_path):
     for r in results:
         assert r["accelerated"], r["query"]
         assert r["on"] == r["off"], r
-    assert len(results) == 11
+    assert len(results) == 13

@@ -17,5 +17,5 @@ print("OFF:", spark.sql(query).collect()[0][0])
 def test_spark_submit_with_jars_and_extension_conf(tmp_path):
     stdout = spark_submit(SCRIPT, tmp_path, "local[2]", "spark.rangejoin.minCandidatePairs=0")
     lines = dict(line.split(": ", 1) for line in stdout.splitlines() if ": " in line)
-    assert "IEJoin Inner" in lines["PLAN"]
+    assert "BroadcastRangeJoin Inner" in lines["PLAN"]
     assert lines["ON"] == lines["OFF"] and int(lines["ON"]) > 0

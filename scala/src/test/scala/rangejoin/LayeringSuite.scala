@@ -12,7 +12,7 @@ object LayeringSuite {
   /**
    * The packages of the main sources depend on each other in one direction only:
    * {{{
-   *   condition <- planning -> execution -> {keyed -> runtime -> blocks} -> local
+   *   condition <- planning -> execution -> {keyed, broadcast -> runtime -> blocks} -> local
    *                adaptive -> execution
    * }}}
    * with `config`, `condition` and Spark's `org.apache.spark.sql.execution.rangejoin` bridges
@@ -35,6 +35,7 @@ object LayeringSuite {
     "rangejoin.execution.blocks" -> Layer(2),
     "rangejoin.execution.runtime" -> Layer(3),
     "rangejoin.execution.keyed" -> Layer(4),
+    "rangejoin.execution.broadcast" -> Layer(4),
     "rangejoin.execution" -> Layer(5),
     "rangejoin.planning" -> Layer(6),
     "rangejoin.adaptive" -> Layer(6),
