@@ -29,7 +29,7 @@ SBT := java -Xmx3g -Xss4m \
 export PYSPARK_PYTHON := $(abspath $(PY))
 export SPARK_VERSION
 
-.PHONY: build demo test test-scala test-python fuzz bench bench-defaults bench-scale fmt lint clean
+.PHONY: build demo test test-scala test-python fuzz bench bench-defaults bench-grid bench-scale fmt lint clean
 
 ## build: venv, sbt, the jar, and the rangejoin package with the jar inside it.
 build: $(STAMP_PKG)
@@ -90,6 +90,11 @@ bench: build
 ## spark.rangejoin.keyed.minCandidatePairs.
 bench-defaults: build
 	cd benchmarks && ../$(PY) tiny_side_benchmark.py && ../$(PY) keyed_crossover_benchmark.py
+
+## bench-grid: the "never slower" grid, plugin on against off (GRID_BIG: rows of the big side).
+GRID_BIG ?= 1000000,5000000
+bench-grid: build
+	cd benchmarks && ../$(PY) never_slower.py --big $(GRID_BIG)
 
 ## bench-scale: 20M x 20M band joins (a hot value, a hot equality key) in a 2 GiB driver, checked by an
 ## equi-join; SCALE_MASTER=local-cluster[2,1,1024] runs them on two 1 GiB executor JVMs.
