@@ -48,8 +48,6 @@ final class SortedRangeIndex(
   private val prefixBest: Array[Long] = running(Iterator.range(0, ys.length))
   private val suffixBest: Array[Long] = running(Iterator.range(ys.length - 1, -1, -1))
 
-  def size: Int = n
-
   /** A cursor over the matches of one stream row at a time, for one task. */
   def cursor(): Cursor = new Cursor
 
@@ -117,7 +115,4 @@ final class SortedRangeIndex(
     }
     out
   }
-
-  /** Heap bytes of the index's arrays. */
-  def sizeInBytes: Long = 4L * n + 8L * (xs.length + ys.length + prefixBest.length * 2)
 }

@@ -31,18 +31,26 @@ final class BroadcastRangeIndex(
 ) {
   require(keys.size == ops.size && (keys.size == 1 || keys.size == 2), "one or two keys")
 
-  /** The rows that can match; the index's row numbers refer to them. */
-  val matchable: Array[InternalRow] = {
+  private val (kept, codes) = {
     val project = UnsafeProjection.create(keys)
-    rows.filter(row => !project(row).anyNull)
+    val code = keys.map(k => BroadcastRangeIndex.code(k.dataType))
+    val rowsKept = Array.newBuilder[InternalRow]
+    val columns = keys.map(_ => Array.newBuilder[Long])
+    rows.foreach { row =>
+      val k = project(row)
+      if (!k.anyNull) {
+        rowsKept += row
+        columns.indices.foreach(i => columns(i) += code(i)(k, i))
+      }
+    }
+    (rowsKept.result(), columns.map(_.result()))
   }
 
-  val index: SortedRangeIndex = {
-    val project = UnsafeProjection.create(keys)
-    val codes = keys.map(k => BroadcastRangeIndex.code(k.dataType))
-    def column(k: Int) = matchable.map(row => codes(k)(project(row), k))
-    new SortedRangeIndex(column(0), Option.when(keys.size == 2)(column(1)), ops.head, ops.lift(1))
-  }
+  /** The rows that can match; the index's row numbers refer to them. */
+  val matchable: Array[InternalRow] = kept
+
+  val index: SortedRangeIndex =
+    new SortedRangeIndex(codes.head, codes.lift(1), ops.head, ops.lift(1))
 }
 
 /**
