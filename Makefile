@@ -79,19 +79,21 @@ fuzz: $(SBT_LAUNCHER) build
 	  $(SBT) "testOnly rangejoin.DifferentialSuite"
 
 ## bench: the benchmark suite at SCALE (rows x SCALE): every workload on vanilla Spark (capped at
-## BENCH_CAP seconds), spark-rangejoin and DuckDB, answers checked; writes
-## benchmarks/results/suite.md, suite.csv and scaling.png.
+## BENCH_CAP seconds), spark-rangejoin and DuckDB, answers checked; then the "never slower" grid
+## (bench-grid). Writes benchmarks/results/suite.md, suite.csv, scaling.png and never_slower.md.
 SCALE     ?= 1
 BENCH_CAP ?= 30
 bench: build
 	cd benchmarks && ../$(PY) suite.py --scale $(SCALE) --cap $(BENCH_CAP)
+	$(MAKE) bench-grid
 
 ## bench-defaults: the crossovers behind the defaults of spark.rangejoin.minCandidatePairs and
 ## spark.rangejoin.keyed.minCandidatePairs.
 bench-defaults: build
 	cd benchmarks && ../$(PY) tiny_side_benchmark.py && ../$(PY) keyed_crossover_benchmark.py
 
-## bench-grid: the "never slower" grid, plugin on against off (GRID_BIG: rows of the big side).
+## bench-grid: the "never slower" grid, plugin on against off (GRID_BIG: rows of the big side);
+## writes benchmarks/results/never_slower.md.
 GRID_BIG ?= 1000000,5000000
 bench-grid: build
 	cd benchmarks && ../$(PY) never_slower.py --big $(GRID_BIG)

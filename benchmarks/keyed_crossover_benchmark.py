@@ -4,7 +4,7 @@ groups, the plugin forced on (`spark.rangejoin.keyed.minCandidatePairs=0`) again
 Spark, by candidate pairs (left rows x right rows / keys).
 
 The crossover it shows sets the default of `spark.rangejoin.keyed.minCandidatePairs`. Times are
-medians of 3 runs after 2 warm-ups.
+the best of 3 runs after 2 warm-ups.
 """
 
 import argparse

@@ -6,14 +6,14 @@ DuckDB, in one process on the same parquet files, with the answers checked again
 
 Vanilla Spark and DuckDB stop at `--cap` seconds (`--curve-cap` in the curves) and are reported
 as "> cap"; a curve stops an engine after its first capped size. A run shorter than 10 s is
-repeated three times and its median reported, so a fast query's time is that of a warm JVM.
+the warm-up of three more, and the best of those is reported, so a fast query's time is that of
+a warm JVM.
 Where the plugin is more than 3x slower than DuckDB in the table, the suite runs it once more and
 records where the time went: each Spark stage's wall time and the operator's metrics. It writes
 `suite.md`, `suite.csv` and `scaling.png` to `--out`.
 """
 
 import argparse
-import statistics
 import threading
 import time
 from dataclasses import replace
@@ -87,8 +87,8 @@ class Engines:
 
 
 def timed(label: str, run, cancel, cap: float | None):
-    """(seconds, rows) of `run`, or (None, None) past `cap` seconds; runs under 10 s are
-    repeated three times and the median taken."""
+    """(seconds, rows) of `run`, or (None, None) past `cap` seconds; a run under 10 s is the
+    warm-up of three more, and the best of those is taken."""
     beat = Heartbeat(label)
     timer = threading.Timer(cap, cancel) if cap else None
     try:
@@ -112,7 +112,7 @@ def timed(label: str, run, cancel, cap: float | None):
             start = time.perf_counter()
             run()
             times.append(time.perf_counter() - start)
-        seconds = statistics.median(times)
+        seconds = min(times)
     return seconds, rows
 
 

@@ -22,30 +22,35 @@ class Workload:
     query: Callable[[int], str]  # rows -> SQL
 
 
-def calendar_and_periods(spark: SparkSession, rows: int) -> dict:
-    """A 10-year calendar of days, and `rows` periods [start_day, end_day) of 1 to 60 days.
+def calendar_and_periods(days: int) -> Callable[[SparkSession, int], dict]:
+    """Tables of a calendar of `days` days from 2020-01-01, and `rows` periods [start_day,
+    end_day) of 1 to 60 days.
 
-    A fifth of the periods start on 2020-01-01, the rest on a day uniform over the ten years.
+    A fifth of the periods start on 2020-01-01, the rest on a day uniform over the calendar.
     """
-    calendar = write_once(
-        "calendar_3653.parquet",
-        lambda: spark.range(0, 3653, numPartitions=1).selectExpr(
-            "date_add(DATE'2020-01-01', CAST(id AS INT)) AS day"
-        ),
-    )
-    periods = write_once(
-        f"periods_{rows}.parquet",
-        lambda: spark.range(0, rows, numPartitions=2)
-        .selectExpr(
-            "id",
-            "CASE WHEN id % 5 = 0 THEN DATE'2020-01-01' "
-            "ELSE date_add(DATE'2020-01-01', CAST(rand(71) * 3653 AS INT)) END AS start_day",
+
+    def tables(spark: SparkSession, rows: int) -> dict:
+        calendar = write_once(
+            f"calendar_{days}.parquet",
+            lambda: spark.range(0, days, numPartitions=1).selectExpr(
+                "date_add(DATE'2020-01-01', CAST(id AS INT)) AS day"
+            ),
         )
-        .selectExpr(
-            "id", "start_day", "date_add(start_day, 1 + CAST(rand(72) * 60 AS INT)) AS end_day"
-        ),
-    )
-    return {"calendar": calendar, "periods": periods}
+        start = (
+            "CASE WHEN id % 5 = 0 THEN DATE'2020-01-01' "
+            f"ELSE date_add(DATE'2020-01-01', CAST(rand(71) * {days} AS INT)) END AS start_day"
+        )
+        periods = write_once(
+            f"periods_{rows}{'' if days == 3653 else f'_over_{days}'}.parquet",
+            lambda: spark.range(0, rows, numPartitions=2)
+            .selectExpr("id", start)
+            .selectExpr(
+                "id", "start_day", "date_add(start_day, 1 + CAST(rand(72) * 60 AS INT)) AS end_day"
+            ),
+        )
+        return {"calendar": calendar, "periods": periods}
+
+    return tables
 
 
 def orders_and_lineitem(spark: SparkSession, rows: int) -> dict:
@@ -72,6 +77,12 @@ def orders_and_lineitem(spark: SparkSession, rows: int) -> dict:
     return {"orders": orders_path, "lineitem": lineitem_path}
 
 
+POINT_IN_PERIOD = (
+    "SELECT c.day, count(*) AS active FROM calendar c JOIN periods p "
+    "ON c.day >= p.start_day AND c.day < p.end_day GROUP BY c.day"
+)
+
+
 def band_width(rows: int) -> float:
     """Half the band for about one match per row: points are uniform over [0, 1e6)."""
     return 0.5 * 1_000_000 / rows
@@ -96,11 +107,18 @@ WORKLOADS = [
     ),
     Workload(
         "point_in_period",
-        "point-in-period: days x periods, grouped by day; a fifth of the periods start on one day",
+        "point-in-period: 3,653 days x periods, grouped by day; a fifth of the periods start on "
+        "one day",
         1_000_000,
-        calendar_and_periods,
-        lambda n: "SELECT c.day, count(*) AS active FROM calendar c JOIN periods p "
-        "ON c.day >= p.start_day AND c.day < p.end_day GROUP BY c.day",
+        calendar_and_periods(3653),
+        lambda n: POINT_IN_PERIOD,
+    ),
+    Workload(
+        "point_in_period_year",
+        "point-in-period, the DuckDB blog's shape: 365 days x periods, grouped by day",
+        10_000_000,
+        calendar_and_periods(365),
+        lambda n: POINT_IN_PERIOD,
     ),
     Workload(
         "band",

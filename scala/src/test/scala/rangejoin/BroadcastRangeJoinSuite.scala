@@ -310,4 +310,45 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
       checkOperator(q.replace("LEFT JOIN", "FULL JOIN"), Some("IEJoin"))
     }
   }
+
+  test("a BROADCAST hint picks the input to broadcast; one the join cannot build goes to Spark") {
+    setUp()
+    val on = "p.v >= r.lo AND p.v < r.hi"
+    broadcastOn {
+      withConf("spark.sql.autoBroadcastJoinThreshold" -> "-1") {
+        checkBroadcastJoins(
+          Seq(
+            (
+              s"SELECT /*+ BROADCAST(r) */ p.id, r.rid FROM points p JOIN ranges r ON $on",
+              BuildRight,
+              false
+            ),
+            (
+              s"SELECT /*+ BROADCAST(p) */ p.id, r.rid FROM points p JOIN ranges r ON $on",
+              BuildLeft,
+              false
+            ),
+            (
+              s"SELECT /*+ BROADCAST(r, p) */ p.id, r.rid FROM points p LEFT JOIN ranges r ON $on",
+              BuildRight,
+              false
+            )
+          )
+        )
+        val toSpark = Seq(
+          s"SELECT /*+ BROADCAST(p) */ p.id, r.rid FROM points p LEFT JOIN ranges r ON $on",
+          s"SELECT /*+ BROADCAST(r) */ p.id, r.rid FROM points p FULL JOIN ranges r ON $on",
+          s"SELECT /*+ BROADCAST(r) */ p.id FROM points p JOIN ranges r ON p.id = r.rid AND $on",
+          s"SELECT /*+ BROADCAST(r) */ p.id, r.rid FROM points p JOIN ranges r " +
+            "ON string(p.v) >= string(r.lo) AND string(p.v) < string(r.hi)"
+        )
+        toSpark.foreach(checkOperator(_, None))
+      }
+    }
+    // The broadcast join switched off: a hinted join is Spark's, not a block join.
+    checkOperator(
+      s"SELECT /*+ BROADCAST(r) */ p.id, r.rid FROM points p JOIN ranges r ON $on",
+      None
+    )
+  }
 }

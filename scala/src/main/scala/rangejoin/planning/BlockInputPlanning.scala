@@ -53,6 +53,11 @@ private[planning] object BlockInputPlanning {
         planned,
         REPARTITION_BY_NUM
       )
+      // The exchange stands for its input, not for the join: under adaptive execution its
+      // stage then replaces the input in the logical plan that is re-planned on runtime sizes,
+      // and the join itself is decided again (it would otherwise inherit the join's link, and
+      // the finished stage would freeze the join as planned on estimates).
+      exchange.setLogicalLink(child)
       PreparedInput(BlockInput.RangePartitioned, exchange)
     }
   }

@@ -3,7 +3,7 @@ package rangejoin.planning
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{And, Expression}
-import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildSide}
+import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, BuildSide}
 import org.apache.spark.sql.catalyst.plans._
 import org.apache.spark.sql.catalyst.plans.logical.{
   BROADCAST,
@@ -35,15 +35,19 @@ import rangejoin.execution.{
  *
  * The decision ladder, in order; the first rung that applies decides:
  *  1. `spark.rangejoin.enabled` is false: Spark.
- *  1. The join has no condition, carries a join strategy hint (`BROADCAST`, `MERGE`,
- *     `SHUFFLE_HASH`, `SHUFFLE_REPLICATE_NL`; not the hints adaptive execution adds), or is of a
- *     type other than inner, cross,
- *     left/right/full outer, left semi, left anti or existence: Spark.
- *  1. Few candidate pairs: Spark, which is faster on so few. Without equality keys, an inner join
- *     whose estimated left rows x right rows is at most `spark.rangejoin.minCandidatePairs`
- *     (Spark's broadcast nested loop join). With them, a join of any type whose estimated left
- *     rows x right rows / key values is at most `spark.rangejoin.keyed.minCandidatePairs`, where
- *     Spark's statistics have distinct counts for the keys (its hash and sort-merge joins).
+ *  1. The join has no condition, carries a join strategy hint other than `BROADCAST` (`MERGE`,
+ *     `SHUFFLE_HASH`, `SHUFFLE_REPLICATE_NL`; not the hints adaptive execution adds), a
+ *     `BROADCAST` hint on an input the broadcast range join cannot build for the join type (a
+ *     preserved one, or either input of a full outer join), or is of a type other than inner,
+ *     cross, left/right/full outer, left semi, left anti or existence: Spark.
+ *  1. Few candidate pairs: Spark, which is faster on so few. Without equality keys, a join of
+ *     any type whose estimated left rows x right rows is at most
+ *     `spark.rangejoin.minCandidatePairs` (Spark's broadcast nested loop join). With them, a join
+ *     of any type whose estimated left rows x right rows / key values is at most
+ *     `spark.rangejoin.keyed.minCandidatePairs`, where Spark's statistics have distinct counts
+ *     for the keys (its hash and sort-merge joins). Estimates are Spark's statistics; under
+ *     adaptive execution the ladder runs again when the inputs' stages have run, on their
+ *     runtime row counts, so a wrong estimate is corrected before the join runs.
  *  1. The condition has equality keys (`l.k = r.k`):
  *     a. a null-safe equality (`<=>`), a key of another type than the inequality keys (see
  *        [[rangejoin.condition.JoinConditionAnalysis.isSortableKeyType]]), or no inequality:
@@ -57,8 +61,9 @@ import rangejoin.execution.{
  *  1. One inequality and nothing else in a semi, anti or existence join, and
  *     `spark.rangejoin.piecewiseMergeJoin.enabled`: [[rangejoin.execution.BoundFilterJoinExec]],
  *     a filter against the other side's min or max key with no shuffle.
- *  1. An input Spark would broadcast (`spark.sql.autoBroadcastJoinThreshold`) that the join type
- *     does not preserve, leading keys of fixed-width types, and
+ *  1. An input with a `BROADCAST` hint, or else one Spark would broadcast
+ *     (`spark.sql.autoBroadcastJoinThreshold`), that the join type does not preserve, leading
+ *     keys of fixed-width types, and
  *     `spark.rangejoin.broadcast.enabled`: [[rangejoin.execution.BroadcastRangeJoinExec]], the
  *     other input streamed against a sorted index of it.
  *  1. Two or more inequalities and `spark.rangejoin.iejoin.enabled`:
@@ -98,6 +103,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
         join.left.outputSet,
         join.right.outputSet
       )
+      _ <- broadcastHintDecline(join, conjuncts.equalities).toLeft(())
       _ <- fewCandidatePairs(join, conjuncts.equalities, conf).toLeft(())
       planned <-
         if (conjuncts.equalities.isEmpty) chooseOperator(join, conjuncts, conf)
@@ -106,19 +112,45 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
   }
 
   /**
-   * Whether a side carries a join strategy hint from the user. Adaptive execution adds hints of
-   * its own when it re-plans a join (`NO_BROADCAST_HASH`, `PREFER_SHUFFLE_HASH`, ...); they only
-   * steer Spark's choice among its own joins and must not turn the range join off mid-query.
+   * Whether a side carries a join strategy hint from the user other than `BROADCAST`, which the
+   * broadcast range join honours. Adaptive execution adds hints of its own when it re-plans a
+   * join (`NO_BROADCAST_HASH`, `PREFER_SHUFFLE_HASH`, ...); they only steer Spark's choice among
+   * its own joins and must not turn the range join off mid-query.
    */
   private def hasStrategyHint(hint: JoinHint): Boolean =
     (hint.leftHint ++ hint.rightHint).flatMap(_.strategy).exists {
-      case BROADCAST | SHUFFLE_MERGE | SHUFFLE_HASH | SHUFFLE_REPLICATE_NL => true
+      case SHUFFLE_MERGE | SHUFFLE_HASH | SHUFFLE_REPLICATE_NL => true
       case _ => false
     }
 
+  /** The inputs the user asked to broadcast (`/*+ BROADCAST(t) */`). */
+  private def broadcastHints(join: Join): Seq[BuildSide] =
+    Seq(BuildLeft -> join.hint.leftHint, BuildRight -> join.hint.rightHint).collect {
+      case (side, Some(hint)) if hint.strategy.contains(BROADCAST) => side
+    }
+
   /**
-   * Rung 3: a join small enough for Spark to win. Without equality keys, an inner join (Spark's
-   * broadcast nested loop join); with them, a join of any type whose key groups Spark's
+   * Rung 2, `BROADCAST` hints: Spark keeps a hinted join that the broadcast range join cannot
+   * run as asked, so that Spark broadcasts the hinted input: one with equality keys (Spark's
+   * broadcast hash join), or one whose hinted inputs are all preserved by the join type.
+   */
+  private def broadcastHintDecline(join: Join, eqs: Seq[Equality]): Option[String] = {
+    val hinted = broadcastHints(join)
+    val buildable = BroadcastRangeJoinExec.buildSides(join.joinType)
+    if (hinted.isEmpty) None
+    else if (eqs.nonEmpty) Some("a BROADCAST hint on a join with equality keys")
+    else
+      Option.when(!hinted.exists(buildable.contains)) {
+        s"a BROADCAST hint on the ${hinted.map(sideName).mkString(" and ")} input of a " +
+          s"${join.joinType} join, which the broadcast range join cannot build"
+      }
+  }
+
+  private def sideName(side: BuildSide): String = side.toString.stripPrefix("Build").toLowerCase
+
+  /**
+   * Rung 3: a join small enough for Spark to win. Without equality keys, a join of any type
+   * (Spark's broadcast nested loop join); with them, a join of any type whose key groups Spark's
    * statistics show to be small (its hash and sort-merge joins).
    */
   private def fewCandidatePairs(join: Join, eqs: Seq[Equality], conf: SQLConf)
@@ -126,8 +158,8 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     if (eqs.isEmpty) {
       val pairs = SizeEstimates.rows(join.left) * SizeEstimates.rows(join.right)
       val limit = RangeJoinConf.MinCandidatePairs
-      Option.when(join.joinType.isInstanceOf[InnerLike] && pairs <= BigInt(limit.get(conf))) {
-        s"an inner join of about $pairs candidate pairs, at most ${limit.key}"
+      Option.when(pairs <= BigInt(limit.get(conf))) {
+        s"about $pairs candidate pairs, at most ${limit.key}"
       }
     } else {
       val limit = RangeJoinConf.KeyedMinCandidatePairs
@@ -202,11 +234,17 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
   private def chooseOperator(join: Join, conjuncts: JoinConjuncts, conf: SQLConf)
       : Either[String, SparkPlan] = {
     val residual = conjuncts.residuals.reduceOption(And)
+    val hinted = broadcastHints(join)
     planBoundFilter(join, conjuncts, residual, conf)
-      .orElse(planBroadcast(join, conjuncts, residual, conf))
-      .orElse(planBlockJoin(join, conjuncts, residual, conf))
+      .orElse(planBroadcast(join, conjuncts, residual, hinted, conf))
+      .orElse(Option.when(hinted.isEmpty)(planBlockJoin(join, conjuncts, residual, conf)).flatten)
       .toRight(
-        s"${conjuncts.inequalities.size} inequality conjunct(s) and no enabled operator for that"
+        if (hinted.nonEmpty) {
+          s"a BROADCAST hint, and ${RangeJoinConf.BroadcastEnabled.key} is false or the " +
+            "leading keys have no fixed-width code"
+        } else {
+          s"${conjuncts.inequalities.size} inequality conjunct(s) and no enabled operator for that"
+        }
       )
   }
 
@@ -234,23 +272,25 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
   }
 
   /**
-   * Rung 6: an input small enough to broadcast (Spark's `spark.sql.autoBroadcastJoinThreshold`)
-   * that the join type lets stream the other input against, and leading keys with fixed-width
-   * codes. Of two candidates (inner joins), the smaller is broadcast.
+   * Rung 6: an input the join type lets stream the other input against, hinted `BROADCAST` or
+   * else small enough to broadcast (Spark's `spark.sql.autoBroadcastJoinThreshold`), and leading
+   * keys with fixed-width codes. Of two candidates (inner joins), the smaller is broadcast.
    */
   private def planBroadcast(
       join: Join,
       conjuncts: JoinConjuncts,
       residual: Option[Expression],
+      hinted: Seq[BuildSide],
       conf: SQLConf
   ): Option[SparkPlan] = {
     val ineqs = conjuncts.inequalities
     def size(side: BuildSide) = (if (side == BuildLeft) join.left else join.right).stats.sizeInBytes
     val indexable = ineqs.take(2).forall(i => BroadcastRangeIndex.indexable(i.left))
-    val buildSide = BroadcastRangeJoinExec
-      .buildSides(join.joinType)
-      .filter(side => size(side) <= conf.autoBroadcastJoinThreshold)
-      .minByOption(size)
+    val buildable = BroadcastRangeJoinExec.buildSides(join.joinType)
+    val buildSide = (
+      if (hinted.nonEmpty) buildable.filter(hinted.contains)
+      else buildable.filter(side => size(side) <= conf.autoBroadcastJoinThreshold)
+    ).minByOption(size)
     buildSide.filter(_ => indexable && RangeJoinConf.BroadcastEnabled.get(conf)).map { side =>
       BroadcastRangeJoinExec(
         ineqs.map(_.left),

@@ -163,17 +163,37 @@ class PlanSelectionSuite extends RangeJoinTestBase {
     }
   }
 
-  test("an inner join of few candidate pairs is left to Spark; other join types are not") {
+  test("a join of few candidate pairs is left to Spark, whatever its type") {
     setUp() // 200 x 150 rows: 30000 candidate pairs, though Spark's estimate is rougher
+    val joins = Seq("JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "LEFT ANTI JOIN").map { j =>
+      s"SELECT * FROM p $j q ON p.a < q.a AND p.b > q.b"
+    }
     withConf(RangeJoinConf.MinCandidatePairs.key -> "1000000") {
-      checkOperator("SELECT p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b", None)
-      checkOperator(
-        "SELECT p.id, q.id FROM p LEFT JOIN q ON p.a < q.a AND p.b > q.b",
-        Some("IEJoin")
-      )
+      joins.foreach(checkOperator(_, None))
     }
     withConf(RangeJoinConf.MinCandidatePairs.key -> "1") {
-      checkOperator("SELECT p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b", Some("IEJoin"))
+      joins.foreach(checkOperator(_, Some("IEJoin")))
+    }
+  }
+
+  test("adaptive execution re-decides on the inputs' runtime sizes when the estimate was wrong") {
+    // Spark estimates the filtered input as large as its table; it holds 10 rows.
+    spark.range(0, 1000).selectExpr("id", "id % 97 AS a", "id % 89 AS b").createOrReplaceTempView(
+      "big"
+    )
+    val q = "SELECT x.id, y.id FROM big x JOIN (SELECT * FROM big WHERE id % 100 = 0) y " +
+      "ON x.a < y.a AND x.b >= y.b"
+    withConf(
+      "spark.sql.adaptive.enabled" -> "true",
+      RangeJoinConf.MinCandidatePairs.key -> "100000"
+    ) {
+      // Planned on estimates: about 1000 x 1000 pairs.
+      assert(rangeJoins(spark.sql(q).queryExecution.executedPlan) == Seq("IEJoin"))
+      // Run: the inputs' stages report 1000 x 10 pairs, and Spark's nested loop join runs.
+      checkOperator(q, None)
+    }
+    withConf("spark.sql.adaptive.enabled" -> "false") {
+      checkOperator(q, Some("IEJoin"))
     }
   }
 
