@@ -71,12 +71,13 @@ test-python: build
 	$(PY) -m pytest -q tests/package
 	$(PY) -m pytest -q tests/integration
 
-## fuzz: the differential harness with many more random queries (FUZZ_QUERIES, FUZZ_FIRST_SEED).
+## fuzz: the differential harness with many more random queries (FUZZ_QUERIES, FUZZ_FIRST_SEED), on
+## the block joins and on the broadcast range join.
 FUZZ_QUERIES    ?= 3000
 FUZZ_FIRST_SEED ?= 1000
 fuzz: $(SBT_LAUNCHER) build
 	RANGEJOIN_FUZZ_QUERIES=$(FUZZ_QUERIES) RANGEJOIN_FUZZ_FIRST_SEED=$(FUZZ_FIRST_SEED) \
-	  $(SBT) "testOnly rangejoin.DifferentialSuite"
+	  $(SBT) "testOnly rangejoin.DifferentialSuite rangejoin.BroadcastRangeJoinSuite"
 
 ## bench: the benchmark suite at SCALE (rows x SCALE): every workload on vanilla Spark (capped at
 ## BENCH_CAP seconds), spark-rangejoin and DuckDB, answers checked; then the "never slower" grid

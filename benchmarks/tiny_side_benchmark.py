@@ -1,20 +1,24 @@
 """Where Spark's broadcast nested loop join beats the plugin: a point-in-period join of 300K
-intervals with a small calendar, at four calendar sizes, with the tiny-side rule switched off
+intervals with a small calendar, at five calendar sizes, with the tiny-side rule switched off
 (`spark.rangejoin.minCandidatePairs=0`) so that the plugin runs every time.
 
 Two shapes: an inner join, where the plugin broadcasts the calendar (BroadcastRangeJoin), and
 the calendar LEFT JOIN the intervals, where the preserved calendar cannot be the broadcast input
-and the plugin runs a block join. The crossover they show sets the default of
-`spark.rangejoin.minCandidatePairs`. Times are the best of 5 runs after 5 warm-ups.
+and the intervals are kept above the broadcast threshold (1 MB here), so that the plugin runs a
+block join. The crossovers they show set the defaults of `spark.rangejoin.minCandidatePairs` and
+`spark.rangejoin.broadcast.minCandidatePairs`. Times are the best of 5 runs after 5 warm-ups.
 """
 
 from common import best_of, intervals, join_line, plan_text, spark_query, spark_session
 
 ROWS = 300_000
 ON = "ia.start <= cal.x AND cal.x <= ia.end"
-QUERIES = {
-    "inner": f"SELECT count(*), sum(x) FROM ia JOIN cal ON {ON}",
-    "calendar left": f"SELECT count(*), count(ia.id), sum(x) FROM cal LEFT JOIN ia ON {ON}",
+SHAPES = {  # shape -> (query, broadcast threshold)
+    "inner": (f"SELECT count(*), sum(x) FROM ia JOIN cal ON {ON}", "10MB"),
+    "calendar left": (
+        f"SELECT count(*), count(ia.id), sum(x) FROM cal LEFT JOIN ia ON {ON}",
+        "1MB",
+    ),
 }
 
 
@@ -24,10 +28,11 @@ def main() -> None:
     spark.read.parquet(intervals(spark, "ia", ROWS, 21)).createOrReplaceTempView("ia")
     print("| shape | calendar rows | candidate pairs | plugin operator | plugin s | vanilla s |")
     print("|---|---:|---:|---|---:|---:|")
-    for days in (10, 100, 365, 3650):
+    for days in (10, 30, 100, 365, 3650):
         step = 30 * ROWS // days
         spark.range(0, days).selectExpr(f"id * {step} AS x").createOrReplaceTempView("cal")
-        for shape, query in QUERIES.items():
+        for shape, (query, threshold) in SHAPES.items():
+            spark.conf.set("spark.sql.autoBroadcastJoinThreshold", threshold)
             plugin_s, plugin = best_of(5, spark_query(spark, query, accelerated=True))
             vanilla_s, vanilla = best_of(5, spark_query(spark, query, accelerated=False))
             assert plugin == vanilla, f"answers differ: {plugin} vs {vanilla}"

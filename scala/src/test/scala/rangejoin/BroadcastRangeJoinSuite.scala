@@ -3,6 +3,7 @@ package rangejoin
 import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, BuildSide}
 import org.apache.spark.sql.execution.{FilterExec, InputAdapter, SparkPlan, WholeStageCodegenExec}
 import org.apache.spark.sql.execution.aggregate.HashAggregateExec
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.DataType
 
 import rangejoin.config.RangeJoinConf
@@ -68,24 +69,33 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
     withJoin
   }
 
+  // 100 seeds for each codegen setting; `make fuzz` sets more (RANGEJOIN_FUZZ_QUERIES, split
+  // between the two) and another first seed (RANGEJOIN_FUZZ_FIRST_SEED).
+  private val queries = sys.env.get("RANGEJOIN_FUZZ_QUERIES").map(_.toInt / 2).getOrElse(100)
+  private val firstSeed =
+    sys.env.get("RANGEJOIN_FUZZ_FIRST_SEED").map(_.toLong + 4000).getOrElse(5000L)
+
   for (wholeStage <- Seq(true, false)) {
-    test(s"random queries match vanilla Spark (whole-stage codegen $wholeStage)") {
+    test(s"random queries match vanilla Spark (whole-stage codegen $wholeStage, ANSI on and off)") {
       val counts = scala.collection.mutable.Map.empty[String, Int].withDefaultValue(0)
       broadcastOn {
         wholeStageCodegen(wholeStage) {
-          for (seed <- 5000L until 5100L) {
-            val q = DifferentialHarness.query(spark, seed)
-            val operator = expectedOperator(q)
-            withClue(s"seed $seed (${q.dataType.simpleString}): ${q.sql}\n") {
-              val (_, plan) = checkOperatorPlan(q.sql, Some(operator))
-              if (operator == "BroadcastRangeJoin") checkCodegen(plan, wholeStage)
+          for (seed <- firstSeed until firstSeed + queries) {
+            val ansi = seed % 2 == 0
+            withConf(SQLConf.ANSI_ENABLED.key -> ansi.toString) {
+              val q = DifferentialHarness.query(spark, seed)
+              val operator = expectedOperator(q)
+              withClue(s"seed $seed (ANSI $ansi, ${q.dataType.simpleString}): ${q.sql}\n") {
+                val (_, plan) = checkOperatorPlan(q.sql, Some(operator))
+                if (operator == "BroadcastRangeJoin") checkCodegen(plan, wholeStage)
+              }
+              counts(operator) += 1
             }
-            counts(operator) += 1
           }
         }
       }
       info(counts.toSeq.sorted.mkString(", "))
-      assert(counts("BroadcastRangeJoin") > 50)
+      assert(counts("BroadcastRangeJoin") > queries / 2)
     }
   }
 
