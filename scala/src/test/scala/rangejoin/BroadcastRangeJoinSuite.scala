@@ -95,7 +95,7 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
         }
       }
       info(counts.toSeq.sorted.mkString(", "))
-      assert(counts("BroadcastRangeJoin") > queries / 2)
+      assert(counts("BroadcastRangeJoin") > queries / 3) // most others have equality keys
     }
   }
 
