@@ -1,12 +1,13 @@
 """Where Spark's broadcast nested loop join beats the plugin: a point-in-period join of 300K
 intervals with a small calendar, at five calendar sizes, with the tiny-side rule switched off
-(`spark.rangejoin.minCandidatePairs=0`) so that the plugin runs every time.
+(`spark.rangejoin.minCandidatePairs=0`, `spark.rangejoin.minSmallSideRows=0`) so that the plugin
+runs every time.
 
 Two shapes: an inner join, where the plugin broadcasts the calendar (BroadcastRangeJoin), and
 the calendar LEFT JOIN the intervals, where the preserved calendar cannot be the broadcast input
 and the intervals are kept above the broadcast threshold (1 MB here), so that the plugin runs a
 block join. The crossovers they show set the defaults of `spark.rangejoin.minCandidatePairs` and
-`spark.rangejoin.broadcast.minCandidatePairs`. Times are the best of 5 runs after 5 warm-ups.
+`spark.rangejoin.minSmallSideRows`. Times are the best of 5 runs after 5 warm-ups.
 """
 
 from common import best_of, intervals, join_line, plan_text, spark_query, spark_session
@@ -25,6 +26,7 @@ SHAPES = {  # shape -> (query, broadcast threshold)
 def main() -> None:
     spark = spark_session()
     spark.conf.set("spark.rangejoin.minCandidatePairs", "0")
+    spark.conf.set("spark.rangejoin.minSmallSideRows", "0")
     spark.read.parquet(intervals(spark, "ia", ROWS, 21)).createOrReplaceTempView("ia")
     print("| shape | calendar rows | candidate pairs | plugin operator | plugin s | vanilla s |")
     print("|---|---:|---:|---|---:|---:|")

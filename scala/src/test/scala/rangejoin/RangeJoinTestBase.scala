@@ -37,6 +37,7 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
     .config(RangeJoinConf.BlockRows.key, "16")
     .config(RangeJoinConf.RangePartitionMinRows.key, "40")
     .config(RangeJoinConf.MinCandidatePairs.key, "0") // test tables are tiny
+    .config(RangeJoinConf.MinSmallSideRows.key, "0")
     // Every test table is small enough to broadcast; the block joins are tested unless a test
     // turns the broadcast join on (BroadcastRangeJoinSuite).
     .config(RangeJoinConf.BroadcastEnabled.key, "false")

@@ -146,9 +146,19 @@ object RangeJoinConf extends Logging {
     "A join without equality keys, of any type, whose estimated left rows x right rows is at " +
       "most this is left to Spark: its broadcast nested loop join compares that few pairs " +
       "faster than a range join's fixed cost (measured on point-in-period joins of 300K " +
-      "intervals; the plugin wins from about 3e7 pairs, and the default leaves a margin for " +
-      "Spark's rough size estimates). 0 accelerates every join.",
-    default = 100000000L
+      "intervals: Spark wins up to about 1e7 pairs, the plugin from 3e7). 0 accelerates " +
+      "every join.",
+    default = 30000000L
+  )
+
+  val MinSmallSideRows: ConfEntry[Long] = nonNegativeLongEntry(
+    "spark.rangejoin.minSmallSideRows",
+    "A join without equality keys, of any type, whose smaller input is estimated at most this " +
+      "many rows is left to Spark, however large the other input: its broadcast nested loop " +
+      "join compares each row with that few rows faster than the plugin probes an index or " +
+      "sorts (measured: Spark wins with 10 and 30 rows, the plugin from 100 on 300K rows and " +
+      "from 365 on 1M and 5M rows). 0 accelerates every join.",
+    default = 100L
   )
 
   val KeyedMinCandidatePairs: ConfEntry[Long] = nonNegativeLongEntry(
@@ -172,6 +182,7 @@ object RangeJoinConf extends Logging {
       SortSpillRows,
       RangePartitionMinRows,
       MinCandidatePairs,
+      MinSmallSideRows,
       KeyedMinCandidatePairs
     )
 

@@ -42,7 +42,8 @@ import rangejoin.execution.{
  *     cross, left/right/full outer, left semi, left anti or existence: Spark.
  *  1. Few candidate pairs: Spark, which is faster on so few. Without equality keys, a join of
  *     any type whose estimated left rows x right rows is at most
- *     `spark.rangejoin.minCandidatePairs` (Spark's broadcast nested loop join). With them, a join
+ *     `spark.rangejoin.minCandidatePairs`, or whose smaller input is estimated at most
+ *     `spark.rangejoin.minSmallSideRows` rows (Spark's broadcast nested loop join). With them, a join
  *     of any type whose estimated left rows x right rows / key values is at most
  *     `spark.rangejoin.keyed.minCandidatePairs`, where Spark's statistics have distinct counts
  *     for the keys (its hash and sort-merge joins). Estimates are Spark's statistics; under
@@ -149,17 +150,23 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
   private def sideName(side: BuildSide): String = side.toString.stripPrefix("Build").toLowerCase
 
   /**
-   * Rung 3: a join small enough for Spark to win. Without equality keys, a join of any type
-   * (Spark's broadcast nested loop join); with them, a join of any type whose key groups Spark's
-   * statistics show to be small (its hash and sort-merge joins).
+   * Rung 3: a join small enough for Spark to win. Without equality keys, a join of any type with
+   * few candidate pairs or a tiny input (Spark's broadcast nested loop join then compares each
+   * row with a few rows); with them, a join of any type whose key groups Spark's statistics show
+   * to be small (its hash and sort-merge joins).
    */
   private def fewCandidatePairs(join: Join, eqs: Seq[Equality], conf: SQLConf)
       : Option[String] =
     if (eqs.isEmpty) {
-      val pairs = SizeEstimates.rows(join.left) * SizeEstimates.rows(join.right)
-      val limit = RangeJoinConf.MinCandidatePairs
-      Option.when(pairs <= BigInt(limit.get(conf))) {
-        s"about $pairs candidate pairs, at most ${limit.key}"
+      val rows = Seq(SizeEstimates.rows(join.left), SizeEstimates.rows(join.right))
+      val pairsLimit = RangeJoinConf.MinCandidatePairs
+      val smallLimit = RangeJoinConf.MinSmallSideRows
+      if (rows.product <= BigInt(pairsLimit.get(conf))) {
+        Some(s"about ${rows.product} candidate pairs, at most ${pairsLimit.key}")
+      } else {
+        Option.when(rows.min <= BigInt(smallLimit.get(conf))) {
+          s"an input of about ${rows.min} rows, at most ${smallLimit.key}"
+        }
       }
     } else {
       val limit = RangeJoinConf.KeyedMinCandidatePairs

@@ -1,6 +1,7 @@
 package rangejoin.planning
 
 import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.plans.logical.Join
 import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.execution.metric.SQLMetric
@@ -173,6 +174,32 @@ class PlanSelectionSuite extends RangeJoinTestBase {
     }
     withConf(RangeJoinConf.MinCandidatePairs.key -> "1") {
       joins.foreach(checkOperator(_, Some("IEJoin")))
+    }
+  }
+
+  test("a join with a tiny input is left to Spark, however many candidate pairs") {
+    spark.range(0, 2000).selectExpr("id", "id % 97 AS a", "id % 89 AS b").createOrReplaceTempView(
+      "many"
+    )
+    spark.range(0, 8).selectExpr("id", "id * 11 AS a", "id * 9 AS b").createOrReplaceTempView(
+      "eight"
+    )
+    val joins = Seq(
+      "SELECT * FROM many m JOIN eight e ON m.a < e.a AND m.b > e.b",
+      "SELECT * FROM eight e LEFT JOIN many m ON m.a < e.a AND m.b > e.b",
+      "SELECT * FROM many m FULL JOIN eight e ON m.a < e.a"
+    )
+    // The ladder reads Spark's estimate of the 8-row input, not its true size.
+    val small = spark.sql(joins.head).queryExecution.optimizedPlan.collectFirst {
+      case j: Join => SizeEstimates.rows(j.right)
+    }.get
+    withConf(RangeJoinConf.MinSmallSideRows.key -> small.toString) {
+      joins.foreach(checkOperator(_, None))
+    }
+    withConf(RangeJoinConf.MinSmallSideRows.key -> (small - 1).toString) {
+      checkOperator(joins(0), Some("IEJoin"))
+      checkOperator(joins(1), Some("IEJoin"))
+      checkOperator(joins(2), Some("PiecewiseMergeJoin"))
     }
   }
 
