@@ -14,6 +14,7 @@ def spark():
         .config("spark.sql.shuffle.partitions", "4")
         # Test tables are tiny: accelerate them although Spark's nested loop would be faster.
         .config("spark.rangejoin.minCandidatePairs", "0")
+        .config("spark.rangejoin.minSmallSideRows", "0")
     )
     session = rangejoin.configure(builder).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")

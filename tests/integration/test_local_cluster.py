@@ -15,6 +15,7 @@ spark = SparkSession.builder.getOrCreate()
 spark.conf.set("spark.rangejoin.blockRows", "200")
 spark.conf.set("spark.rangejoin.rangePartitionMinRows", "1000")
 spark.conf.set("spark.rangejoin.minCandidatePairs", "0")
+spark.conf.set("spark.rangejoin.minSmallSideRows", "0")
 spark.conf.set("spark.rangejoin.sortSpillRows", "500")  # block loads spill on the executors
 # Both tables are small enough to broadcast: the block joins run unless a query turns it on.
 spark.conf.set("spark.rangejoin.broadcast.enabled", "false")

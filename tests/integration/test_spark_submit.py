@@ -15,7 +15,13 @@ print("OFF:", spark.sql(query).collect()[0][0])
 
 
 def test_spark_submit_with_jars_and_extension_conf(tmp_path):
-    stdout = spark_submit(SCRIPT, tmp_path, "local[2]", "spark.rangejoin.minCandidatePairs=0")
+    stdout = spark_submit(
+        SCRIPT,
+        tmp_path,
+        "local[2]",
+        "spark.rangejoin.minCandidatePairs=0",
+        "spark.rangejoin.minSmallSideRows=0",
+    )
     lines = dict(line.split(": ", 1) for line in stdout.splitlines() if ": " in line)
     assert "BroadcastRangeJoin Inner" in lines["PLAN"]
     assert lines["ON"] == lines["OFF"] and int(lines["ON"]) > 0
