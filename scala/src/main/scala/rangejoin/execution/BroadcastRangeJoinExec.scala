@@ -97,8 +97,8 @@ case class BroadcastRangeJoinExec(
   override def simpleString(maxFields: Int): String = {
     val rest = residual.map(r => s", residual: ${r.sql}").getOrElse("")
     s"$nodeName $joinType, ${inequalities.mkString("[", ", ", "]")}$rest, " +
-      s"index on ${inequalities.take(indexed).mkString(" AND ")}, build ${buildSide
-          .toString.stripPrefix("Build").toLowerCase}"
+      s"index on ${inequalities.take(indexed).mkString(" AND ")}, build " +
+      BroadcastRangeJoinExec.inputName(buildSide)
   }
 
   override def verboseStringWithOperatorId(): String = {
@@ -130,6 +130,9 @@ case class BroadcastRangeJoinExec(
 }
 
 object BroadcastRangeJoinExec {
+
+  /** `left` or `right`: the input a build side names, as EXPLAIN and messages say it. */
+  def inputName(side: BuildSide): String = side.toString.stripPrefix("Build").toLowerCase
 
   /** The inputs that may be broadcast for a join type: never a preserved one. */
   def buildSides(joinType: JoinType): Seq[BuildSide] = joinType match {

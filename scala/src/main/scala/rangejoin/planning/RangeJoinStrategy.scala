@@ -142,12 +142,11 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     else if (eqs.nonEmpty) Some("a BROADCAST hint on a join with equality keys")
     else
       Option.when(!hinted.exists(buildable.contains)) {
-        s"a BROADCAST hint on the ${hinted.map(sideName).mkString(" and ")} input of a " +
-          s"${join.joinType} join, which the broadcast range join cannot build"
+        val inputs = hinted.map(BroadcastRangeJoinExec.inputName).mkString(" and ")
+        s"a BROADCAST hint on the $inputs input of a ${join.joinType} join, which the broadcast " +
+          "range join cannot build"
       }
   }
-
-  private def sideName(side: BuildSide): String = side.toString.stripPrefix("Build").toLowerCase
 
   /**
    * Rung 3: a join small enough for Spark to win. Without equality keys, a join of any type with
