@@ -19,7 +19,7 @@ from pathlib import Path
 
 from workloads import BY_NAME
 
-from common import points, spark_session, write_once
+from common import join_line, plan_text, points, spark_session, write_once
 
 SHAPES = {
     "pip_group": "SELECT i.iid, count(*) FROM p JOIN i ON p.v >= i.lo AND p.v < i.hi "
@@ -90,8 +90,7 @@ def operator(spark, query: str, conf: dict) -> str:
     spark.conf.set("spark.rangejoin.enabled", "true")
     for key, value in conf.items():
         spark.conf.set(key, value)
-    plan = spark.sql(query)._jdf.queryExecution().executedPlan().toString()
-    return next((line.strip(" :+-*") for line in plan.splitlines() if "Join" in line), "")
+    return join_line(plan_text(spark, query))
 
 
 class Grid:

@@ -37,14 +37,15 @@ import rangejoin.execution.{
  *  1. `spark.rangejoin.enabled` is false: Spark.
  *  1. The join has no condition, carries a join strategy hint other than `BROADCAST` (`MERGE`,
  *     `SHUFFLE_HASH`, `SHUFFLE_REPLICATE_NL`; not the hints adaptive execution adds), a
- *     `BROADCAST` hint on an input the broadcast range join cannot build for the join type (a
- *     preserved one, or either input of a full outer join), or is of a type other than inner,
- *     cross, left/right/full outer, left semi, left anti or existence: Spark.
+ *     `BROADCAST` hint together with equality keys or only on inputs the broadcast range join
+ *     cannot build for the join type (a preserved one, or either input of a full outer join), or
+ *     is of a type other than inner, cross, left/right/full outer, left semi, left anti or
+ *     existence: Spark.
  *  1. Few candidate pairs: Spark, which is faster on so few. Without equality keys, a join of
  *     any type whose estimated left rows x right rows is at most
  *     `spark.rangejoin.minCandidatePairs`, or whose smaller input is estimated at most
- *     `spark.rangejoin.minSmallSideRows` rows (Spark's broadcast nested loop join). With them, a join
- *     of any type whose estimated left rows x right rows / key values is at most
+ *     `spark.rangejoin.minSmallSideRows` rows (Spark's broadcast nested loop join). With them,
+ *     a join of any type whose estimated left rows x right rows / key values is at most
  *     `spark.rangejoin.keyed.minCandidatePairs`, where Spark's statistics have distinct counts
  *     for the keys (its hash and sort-merge joins). Estimates are Spark's statistics; under
  *     adaptive execution the ladder runs again when the inputs' stages have run, on their
