@@ -91,7 +91,7 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
     val selfJoin = left.sameResult(right) && boundLeft == boundRight
     val rightRows = if (selfJoin) leftRows else blockInput(right, rightInput)
     val loader = (keys: Seq[Expression], schema: Seq[Attribute]) =>
-      new BlockLoader(schema, keys, encoders, blockRows, sortSpillRows)
+      new BlockLoader(schema, keys, encoders, blockRows, sortSpillRows, ordersKey1)
     val runtimes = passes.map(p => p -> blockJoinRuntime(p))
     new DeferredRDD(
       sparkContext,

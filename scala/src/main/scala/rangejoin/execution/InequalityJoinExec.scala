@@ -42,6 +42,9 @@ trait InequalityJoinExec extends BinaryExecNode with JoinMetrics {
   /** How many leading inequalities the local join uses; the others are checked on its pairs. */
   protected def localKeys: Int
 
+  /** Whether blocks carry their key 1 order ([[rangejoin.execution.blocks.Block.key1Order]]). */
+  protected def ordersKey1: Boolean = localKeys >= 2
+
   /** The local join for the leading inequalities' ops, as seen from the stream side. */
   protected def localJoin(ops: Seq[InequalityOp]): LocalJoin
 

@@ -73,8 +73,10 @@ case class KeyGroupIEJoinExec(
       else (right.output, boundRight, left.output, boundLeft)
 
     perPartition { groups =>
-      val streamLoader = new KeyGroupLoader(streamSchema, streamKeys, encoders, rowsPerBlock)
-      val buildLoader = new KeyGroupLoader(buildSchema, buildKeys, encoders, rowsPerBlock)
+      val streamLoader =
+        new KeyGroupLoader(streamSchema, streamKeys, encoders, rowsPerBlock, ordersKey1)
+      val buildLoader =
+        new KeyGroupLoader(buildSchema, buildKeys, encoders, rowsPerBlock, ordersKey1)
       // Each stream block with the build blocks its min/max ranges can match.
       def joinBlocks(stream: GroupBlocks, build: GroupBlocks, run: PassRun) =
         stream.blocks.indices.iterator.flatMap { s =>

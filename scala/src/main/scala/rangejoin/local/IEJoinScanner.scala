@@ -1,6 +1,15 @@
 package rangejoin.local
 
 /**
+ * One input of a local IEJoin: its rows' codes on the two keys, in row order, with the rows in
+ * ascending order of `x` (as a block's rows are in key 0), and `yOrder`, the row indices in
+ * ascending order of `y` (ties in any order), which a block computes once when it is cut.
+ */
+final case class IEJoinInput(x: Array[Long], y: Array[Long], yOrder: Array[Int]) {
+  def size: Int = x.length
+}
+
+/**
  * The local IEJoin of one left block and one right block on two inequalities
  * `l.x op1 r.x AND l.y op2 r.y` (Khayyat et al., with the union-array layout DuckDB uses).
  *
@@ -20,45 +29,43 @@ package rangejoin.local
  *     position p emits every set bit after p. Every emitted pair satisfies both conditions and
  *     every satisfying pair is emitted once.
  *
- * Each order is a linear merge when both blocks are already in that order (blocks are sorted
- * ascending on x, which L1 uses for `<`/`<=`), else a stable radix sort that gets the tie rule
- * from the order the rows are handed to it. Cost: at most two sorts, then O(n + m + output) bit-set
- * steps.
+ * Nothing is sorted here: each input is already in x order and carries its y order
+ * ([[IEJoinInput]]), so L1 and L2 are linear merges of the two inputs' orders, each walked
+ * forwards for an ascending order and backwards for a descending one. How tied rows of one input
+ * are ordered does not matter; the merge places tied rows of different inputs by the rules above.
+ * Cost: O(n + m + output) steps and three int arrays of n + m.
  *
  * Use: `while (scanner.advance()) emit(scanner.leftIndex, scanner.rightIndex)`.
  */
 final class IEJoinScanner(
-    leftX: Array[Long],
-    leftY: Array[Long],
-    rightX: Array[Long],
-    rightY: Array[Long],
+    left: IEJoinInput,
+    right: IEJoinInput,
     op1: InequalityOp,
     op2: InequalityOp
 ) extends PairScanner {
 
-  private val n = leftX.length
-  private val total = n + rightX.length
+  private val n = left.size
+  private val total = n + right.size
 
   /** L1: position -> row number. */
-  private val l1: Array[Int] = IEJoinScanner.order(
-    leftX,
-    rightX,
+  private val l1: Array[Int] = IEJoinScanner.merge(
+    left.x,
+    null,
+    right.x,
+    null,
     ascending = op1.leftSmaller,
     rightFirstOnTies = op1.strict
   )
 
   /** Row number -> L1 position. */
-  private val l1Position: Array[Int] = {
-    val p = new Array[Int](total)
-    var k = 0
-    while (k < total) { p(l1(k)) = k; k += 1 }
-    p
-  }
+  private val l1Position: Array[Int] = IEJoinScanner.inverse(l1)
 
   /** L2: the visiting order (row numbers). */
-  private val l2: Array[Int] = IEJoinScanner.order(
-    leftY,
-    rightY,
+  private val l2: Array[Int] = IEJoinScanner.merge(
+    left.y,
+    left.yOrder,
+    right.y,
+    right.yOrder,
     ascending = !op2.leftSmaller,
     rightFirstOnTies = !op2.strict
   )
@@ -97,81 +104,53 @@ final class IEJoinScanner(
   }
 }
 
+// The loops over whole blocks are methods of the companion, not constructor code: the JIT compiles
+// a method once it is hot, but a constructor's loops ran interpreted for many block pairs.
 object IEJoinScanner {
 
+  /** The inverse of the permutation `order`. */
+  private def inverse(order: Array[Int]): Array[Int] = {
+    val position = new Array[Int](order.length)
+    var k = 0
+    while (k < order.length) { position(order(k)) = k; k += 1 }
+    position
+  }
+
   /**
-   * Row numbers (left `0 until n`, right `n until n + m`) sorted by key, ascending or descending,
+   * Row numbers (left `0 until n`, right `n until n + m`) in ascending or descending key order,
    * with right rows before left rows among equal keys when `rightFirstOnTies`, else after.
+   * `leftOrder` lists the left rows in ascending key order, or is `null` when they are in that
+   * order already; `rightOrder` likewise.
    */
-  private[local] def order(
+  private[local] def merge(
       left: Array[Long],
+      leftOrder: Array[Int],
       right: Array[Long],
+      rightOrder: Array[Int],
       ascending: Boolean,
       rightFirstOnTies: Boolean
-  ): Array[Int] =
-    new UnionOrder(left, right, ascending, rightFirstOnTies).rows
-
-  /**
-   * One order of the union of two key arrays. Two inputs that are each already in that order (as
-   * blocks are in key 0) are merged in linear time; otherwise a stable radix sort does it.
-   */
-  private final class UnionOrder(
-      left: Array[Long],
-      right: Array[Long],
-      ascending: Boolean,
-      rightFirstOnTies: Boolean
-  ) {
-    private val n = left.length
-    private val m = right.length
-
-    def rows: Array[Int] = if (isSorted(left) && isSorted(right)) merge() else radixSort()
-
-    /** Signed comparison of two keys in this order's direction. */
-    private def compare(a: Long, b: Long): Int =
-      if (ascending) java.lang.Long.compare(a, b) else java.lang.Long.compare(b, a)
-
-    private def isSorted(keys: Array[Long]): Boolean = {
-      var k = 1
-      while (k < keys.length) {
-        if (compare(keys(k - 1), keys(k)) > 0) return false
-        k += 1
-      }
-      true
+  ): Array[Int] = {
+    val n = left.length
+    val m = right.length
+    // The row that comes k-th of an input in this merge's direction.
+    def nth(order: Array[Int], size: Int, k: Int): Int = {
+      val rank = if (ascending) k else size - 1 - k
+      if (order == null) rank else order(rank)
     }
-
-    private def merge(): Array[Int] = {
-      val out = new Array[Int](n + m)
-      var i = 0
-      var j = 0
-      var k = 0
-      while (i < n || j < m) {
-        val takeLeft = j == m || (i < n && {
-          val cmp = compare(left(i), right(j))
-          cmp < 0 || (cmp == 0 && !rightFirstOnTies)
-        })
-        if (takeLeft) { out(k) = i; i += 1 }
-        else { out(k) = n + j; j += 1 }
-        k += 1
-      }
-      out
+    val out = new Array[Int](n + m)
+    var i = 0
+    var j = 0
+    while (i < n && j < m) {
+      val l = nth(leftOrder, n, i)
+      val r = nth(rightOrder, m, j)
+      val cmp =
+        if (ascending) java.lang.Long.compare(left(l), right(r))
+        else java.lang.Long.compare(right(r), left(l))
+      if (cmp < 0 || (cmp == 0 && !rightFirstOnTies)) { out(i + j) = l; i += 1 }
+      else { out(i + j) = n + r; j += 1 }
     }
-
-    private def radixSort(): Array[Int] = {
-      // Handing the rows to a stable sort in this order decides the ties: position k holds row
-      // rowAt(k).
-      def rowAt(k: Int): Int = if (!rightFirstOnTies) k else if (k < m) n + k else k - m
-      val keys = new Array[Long](n + m)
-      var k = 0
-      while (k < n + m) {
-        val row = rowAt(k)
-        val key = if (row < n) left(row) else right(row - n)
-        keys(k) = if (ascending) key else ~key // ~ reverses signed order
-        k += 1
-      }
-      val sorted = RadixSort.sortedIndices(keys)
-      k = 0
-      while (k < sorted.length) { sorted(k) = rowAt(sorted(k)); k += 1 }
-      sorted
-    }
+    while (i < n) { out(i + j) = nth(leftOrder, n, i); i += 1 }
+    while (j < m) { out(i + j) = n + nth(rightOrder, m, j); j += 1 }
+    out
   }
 }

@@ -26,6 +26,32 @@ class IEJoinScannerSuite extends AnyFunSuite {
         op2.holds(java.lang.Long.compare(ly(i), ry(j)))
     } yield (i, j)
 
+  /**
+   * The scanner on rows given as (x, y) codes: each side's rows are put in x order (ties shuffled)
+   * with their y order, as blocks hold them; pairs are reported by the rows' given indices.
+   */
+  private def ieJoin(
+      lx: Array[Long],
+      ly: Array[Long],
+      rx: Array[Long],
+      ry: Array[Long],
+      op1: InequalityOp,
+      op2: InequalityOp,
+      rnd: Random = new Random(0)
+  ): Seq[(Int, Int)] = {
+    def input(x: Array[Long], y: Array[Long]) = {
+      val rows = rnd.shuffle(x.indices.toVector).sortBy(x(_)).toArray
+      val ys = rows.map(y)
+      val yOrder = rnd.shuffle(ys.indices.toVector).sortBy(ys(_)).toArray
+      (rows, IEJoinInput(rows.map(x), ys, yOrder))
+    }
+    val (leftRows, left) = input(lx, ly)
+    val (rightRows, right) = input(rx, ry)
+    scan(new IEJoinScanner(left, right, op1, op2)).map { case (i, j) =>
+      (leftRows(i), rightRows(j))
+    }
+  }
+
   private def scan(s: PairScanner): Seq[(Int, Int)] = {
     val out = Seq.newBuilder[(Int, Int)]
     while (s.advance()) out += ((s.leftIndex, s.rightIndex))
@@ -43,7 +69,7 @@ class IEJoinScannerSuite extends AnyFunSuite {
         def keys(k: Int) = Array.fill(k)((rnd.nextInt(domain) - domain / 2).toLong)
         val (lx, ly, rx, ry) = (keys(n), keys(n), keys(m), keys(m))
         val expected = bruteForce(lx, ly, rx, ry, op1, op2).sorted
-        val actual = scan(new IEJoinScanner(lx, ly, rx, ry, op1, op2))
+        val actual = ieJoin(lx, ly, rx, ry, op1, op2, rnd)
         assert(
           actual.sorted == expected,
           s"lx=${lx.toSeq} ly=${ly.toSeq} rx=${rx.toSeq} ry=${ry.toSeq}"
@@ -52,25 +78,6 @@ class IEJoinScannerSuite extends AnyFunSuite {
         if (expected.nonEmpty) nonEmpty += 1
       }
       assert(nonEmpty > 50)
-    }
-  }
-
-  test("IEJoinScanner merges inputs already sorted on x or y, with the same answer") {
-    val rnd = new Random(3)
-    for (op1 <- ops; op2 <- ops; _ <- 0 until 20) {
-      def sortedKeys(k: Int, ascending: Boolean) = {
-        val keys = Array.fill(k)(rnd.nextInt(6).toLong).sorted
-        if (ascending) keys else keys.reverse
-      }
-      val (n, m) = (rnd.nextInt(25), rnd.nextInt(25))
-      val lx = sortedKeys(n, op1.leftSmaller)
-      val rx = sortedKeys(m, op1.leftSmaller)
-      val ly = sortedKeys(n, !op2.leftSmaller)
-      val ry = sortedKeys(m, !op2.leftSmaller)
-      assert(
-        scan(new IEJoinScanner(lx, ly, rx, ry, op1, op2)).sorted ==
-          bruteForce(lx, ly, rx, ry, op1, op2).sorted
-      )
     }
   }
 
@@ -95,7 +102,12 @@ class IEJoinScannerSuite extends AnyFunSuite {
     for (
       scanner <- Seq[PairScanner](
         new MergeScanner(keys, keys, Le),
-        new IEJoinScanner(keys, keys, keys, keys, Le, Le)
+        new IEJoinScanner(
+          IEJoinInput(keys, keys, keys.indices.toArray),
+          IEJoinInput(keys, keys, keys.indices.toArray),
+          Le,
+          Le
+        )
       )
     ) {
       val firsts = Seq.newBuilder[Int]
@@ -108,11 +120,11 @@ class IEJoinScannerSuite extends AnyFunSuite {
     val extremes = Array(Long.MinValue, -1L, 0L, 1L, Long.MaxValue)
     for (op1 <- ops; op2 <- ops) {
       assert(
-        scan(new IEJoinScanner(extremes, extremes.reverse, extremes, extremes, op1, op2)).sorted ==
+        ieJoin(extremes, extremes.reverse, extremes, extremes, op1, op2).sorted ==
           bruteForce(extremes, extremes.reverse, extremes, extremes, op1, op2).sorted
       )
-      assert(scan(new IEJoinScanner(Array(), Array(), extremes, extremes, op1, op2)).isEmpty)
-      assert(scan(new IEJoinScanner(extremes, extremes, Array(), Array(), op1, op2)).isEmpty)
+      assert(ieJoin(Array(), Array(), extremes, extremes, op1, op2).isEmpty)
+      assert(ieJoin(extremes, extremes, Array(), Array(), op1, op2).isEmpty)
     }
   }
 

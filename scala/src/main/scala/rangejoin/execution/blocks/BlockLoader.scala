@@ -7,18 +7,15 @@ import org.apache.spark.sql.catalyst.types.PhysicalDataType
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.execution.rangejoin.{ExternalSorters, TaskMemory}
 import org.apache.spark.unsafe.types.UTF8String
-import org.apache.spark.util.collection.unsafe.sort.{
-  PrefixComparators,
-  RecordComparator,
-  UnsafeExternalSorter,
-  UnsafeSorterIterator
-}
+import org.apache.spark.util.collection.unsafe.sort.{PrefixComparators, RecordComparator}
 
 /**
- * Cuts one partition of a join input into sorted [[Block]]s of at most `blockRows` rows, through
- * Spark's external sorter: the sort's memory comes from the task's memory manager, and the sort
- * spills runs to local disk under memory pressure or past `spillRows` rows. Blocks come out one
- * at a time, so only the block being cut is held outside the sorter.
+ * Cuts one partition of a join input into sorted [[Block]]s of at most `blockRows` rows. When
+ * key 0 has a 64-bit code and the partition fits in the task's execution memory (and in
+ * `spillRows` rows), the partition is sorted in memory by a radix sort ([[InMemorySort]]);
+ * otherwise through Spark's external sorter, which spills runs to local disk under memory
+ * pressure or past `spillRows` rows. Either way the memory comes from the task's memory manager,
+ * and blocks come out one at a time, so only the block being cut is held outside the sort.
  *
  * Each row is sorted as a record of its join keys followed by its columns, in a total order:
  *  1. rows with a NULL key first. A NULL never satisfies an inequality, so these rows form blocks
@@ -27,19 +24,22 @@ import org.apache.spark.util.collection.unsafe.sort.{
  *  1. then by key 0, key 1, ..., each in Spark's order (NaN largest, -0.0 equal to 0.0; see
  *     [[KeyEncoder]]);
  *  1. then by the record's bytes, unsigned.
- * Only byte-identical rows tie, and they are interchangeable. So a partition cuts into the same
- * blocks however its rows arrive (a shuffle read does not fix their order), and block statistics
- * taken from one load stay true of a block rebuilt later. A run of one key value longer than
- * `blockRows` is split across blocks like any other rows.
+ * Only byte-identical rows tie, and they are interchangeable. So a partition cuts into blocks
+ * that hold the same rows however its rows arrive (a shuffle read does not fix their order) and
+ * whichever sort ran, and block statistics taken from one load stay true of a block rebuilt
+ * later. Within a block, rows with equal key 0 may come in any order. A run of one key value
+ * longer than `blockRows` is split across blocks like any other rows.
  *
  * @param keys the inequality keys, bound to `schema`
+ * @param ordersKey1 give each block its [[Block.key1Order]]
  */
 final class BlockLoader(
     schema: Seq[Attribute],
     keys: Seq[Expression],
     encoders: Seq[KeyEncoder],
     blockRows: Int,
-    spillRows: Int
+    spillRows: Int,
+    ordersKey1: Boolean
 ) extends Serializable {
   private val numKeys = keys.length
   private val numFields = schema.length
@@ -51,21 +51,67 @@ final class BlockLoader(
   def load(rows: Iterator[InternalRow], spillSize: SQLMetric, peakMemory: SQLMetric)
       : Iterator[Block] = {
     val toRecord = UnsafeProjection.create(keys ++ columns(from = 0))
+    val records = rows.map(row => toRecord(row): UnsafeRow)
+    encoders.head match {
+      case LongKeyEncoder(code) =>
+        val memory = new LoadMemory(TaskContext.get())
+        val inMemory = new InMemorySort(
+          numKeys + numFields,
+          hasNullKey,
+          code(_, 0),
+          new RecordOrder,
+          blockRows,
+          spillRows,
+          memory
+        )
+        if (inMemory.fill(records)) {
+          reportPeak(memory.peak, peakMemory)
+          new Cutter(inMemory.sorted, () => memory.release())
+        } else {
+          val buffered = inMemory.buffered
+          externalSort(buffered ++ records, spillSize, peakMemory, () => memory.release())
+        }
+      case _: ValueKeyEncoder => externalSort(records, spillSize, peakMemory, () => ())
+    }
+  }
+
+  /**
+   * The blocks of `records` sorted through Spark's external sorter; `release` is called once the
+   * sorter holds them all.
+   */
+  private def externalSort(
+      records: Iterator[UnsafeRow],
+      spillSize: SQLMetric,
+      peakMemory: SQLMetric,
+      release: () => Unit
+  ): Iterator[Block] = {
     val sorter =
       ExternalSorters.create(() => new RecordOrder, PrefixComparators.LONG, spillRows)
-    val context = TaskContext.get()
-    val taskMetrics = context.taskMetrics()
+    val taskMetrics = TaskContext.get().taskMetrics()
     val spilledBefore = taskMetrics.memoryBytesSpilled
-    rows.foreach { row =>
-      val record = toRecord(row)
+    records.foreach { record =>
       val base = record.getBaseObject
       sorter.insertRecord(base, record.getBaseOffset, record.getSizeInBytes, prefix(record), false)
     }
+    release()
     val sorted = sorter.getSortedIterator
     spillSize += taskMetrics.memoryBytesSpilled - spilledBefore
-    peakMemory += sorter.getPeakMemoryUsedBytes
-    TaskMemory.reportPeak(context, sorter.getPeakMemoryUsedBytes)
-    new Cutter(sorter, sorted)
+    reportPeak(sorter.getPeakMemoryUsedBytes, peakMemory)
+    val record = new UnsafeRow(numKeys + numFields)
+    val inOrder = new Iterator[UnsafeRow] {
+      def hasNext: Boolean = sorted.hasNext
+      def next(): UnsafeRow = {
+        sorted.loadNext()
+        record.pointTo(sorted.getBaseObject, sorted.getBaseOffset, sorted.getRecordLength)
+        record
+      }
+    }
+    new Cutter(inOrder, () => sorter.cleanupResources())
+  }
+
+  private def reportPeak(bytes: Long, peakMemory: SQLMetric): Unit = {
+    peakMemory += bytes
+    TaskMemory.reportPeak(TaskContext.get(), bytes)
   }
 
   private def columns(from: Int): Seq[Expression] = schema.zipWithIndex.map { case (a, i) =>
@@ -129,16 +175,19 @@ final class BlockLoader(
     }
   }
 
-  /** Cuts the sorted records into blocks; frees the sorter after the last one. */
-  private final class Cutter(sorter: UnsafeExternalSorter, sorted: UnsafeSorterIterator)
+  /**
+   * Cuts the sorted records into blocks; calls `close` after the last one. Each record is read
+   * before the next is asked for.
+   */
+  private final class Cutter(sorted: Iterator[UnsafeRow], close: () => Unit)
       extends Iterator[Block] {
-    private val record = new UnsafeRow(numKeys + numFields)
+    private var record: UnsafeRow = _
     private val toRow = UnsafeProjection.create(columns(from = numKeys))
     private var loaded = false // `record` holds a record not yet in a block
 
     def hasNext: Boolean = {
       val more = loaded || sorted.hasNext
-      if (!more) sorter.cleanupResources()
+      if (!more) close()
       more
     }
 
@@ -159,13 +208,14 @@ final class BlockLoader(
         if (sorted.hasNext) loadNext()
       }
       val empty = PackedRows.empty(numFields)
-      if (nullKeys) new Block(empty, builders.map(_.result()), rows.result())
-      else new Block(rows.result(), builders.map(_.result()), empty)
+      val keys = builders.map(_.result())
+      val key1Order = Block.key1Order(keys, ordersKey1, HeapBudget.Unaccounted)
+      if (nullKeys) new Block(empty, keys, key1Order, rows.result())
+      else new Block(rows.result(), keys, key1Order, empty)
     }
 
     private def loadNext(): Unit = {
-      sorted.loadNext()
-      record.pointTo(sorted.getBaseObject, sorted.getBaseOffset, sorted.getRecordLength)
+      record = sorted.next()
       loaded = true
     }
   }

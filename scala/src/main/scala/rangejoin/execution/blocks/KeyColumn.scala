@@ -49,8 +49,12 @@ sealed trait KeyColumn extends Serializable {
 
 final case class LongCodes(codes: Array[Long]) extends KeyColumn {
   def length: Int = codes.length
-  def min: Any = { var m = Long.MaxValue; codes.foreach(c => if (c < m) m = c); m }
-  def max: Any = { var m = Long.MinValue; codes.foreach(c => if (c > m) m = c); m }
+  def min: Any = {
+    var m = Long.MaxValue; var i = 0; while (i < length) { m = m.min(codes(i)); i += 1 }; m
+  }
+  def max: Any = {
+    var m = Long.MinValue; var i = 0; while (i < length) { m = m.max(codes(i)); i += 1 }; m
+  }
   def sortedIndices: Array[Int] = RadixSort.sortedIndices(codes)
   def sortBytes: Long = 24L * length // two copies of the codes and two of the indices
   def select(indices: Array[Int], from: Int, until: Int, budget: HeapBudget): KeyColumn = {
@@ -182,7 +186,15 @@ object KeyEncoder {
   }
 }
 
-final case class LongKeyEncoder(code: (InternalRow, Int) => Long) extends KeyEncoder {
+/**
+ * A key's 64-bit code at an ordinal of a row. A type of its own rather than a Scala function,
+ * whose generic `apply` would box the ordinal and the code on every call.
+ */
+trait KeyCode extends Serializable {
+  def apply(row: InternalRow, ordinal: Int): Long
+}
+
+final case class LongKeyEncoder(code: KeyCode) extends KeyEncoder {
   def newBuilder(budget: HeapBudget): KeyColumnBuilder = new KeyColumnBuilder {
     private var codes = Array.emptyLongArray
     private var count = 0

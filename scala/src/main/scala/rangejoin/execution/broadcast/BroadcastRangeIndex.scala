@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection}
 import org.apache.spark.sql.types.DataType
 
-import rangejoin.execution.blocks.{KeyEncoder, LongKeyEncoder}
+import rangejoin.execution.blocks.{KeyCode, KeyEncoder, LongKeyEncoder}
 import rangejoin.local.{InequalityOp, SortedRangeIndex}
 
 /**
@@ -73,7 +73,7 @@ object BroadcastRangeIndex {
     KeyEncoder.forType(key.dataType).isInstanceOf[LongKeyEncoder]
 
   /** The order-preserving code of a non-NULL key of type `dataType` at an ordinal of a row. */
-  def code(dataType: DataType): (InternalRow, Int) => Long =
+  def code(dataType: DataType): KeyCode =
     KeyEncoder.forType(dataType) match {
       case LongKeyEncoder(code) => code
       case other => throw new IllegalArgumentException(s"$dataType has no fixed-width code: $other")

@@ -17,19 +17,22 @@ import rangejoin.execution.blocks.{Block, HeapBudget, KeyColumn, KeyEncoder, Pac
  *  1. as rows arrive: the rows' and keys' builders, each array as it grows (the array it
  *     replaces stays held while it is copied), and key values that are objects;
  *  1. before the sort: the sort's working arrays;
- *  1. before each block is cut: its rows and keys, the sorted copy.
+ *  1. before each block is cut: its rows and keys, the sorted copy, and the sort of its key 1
+ *     (the sort's arrays freed, its result kept).
  * Once the blocks are cut, the unsorted copy and the sort's arrays are freed; what stays
  * allocated is the blocks' arrays and key values, until the caller releases the budget.
  *
  * Made once per partition on an executor: a partition may hold many small groups.
  *
  * @param keys the inequality keys, bound to `schema`
+ * @param ordersKey1 give each block its [[Block.key1Order]]
  */
 final class KeyGroupLoader(
     schema: Seq[Attribute],
     keys: Seq[Expression],
     encoders: Seq[KeyEncoder],
-    blockRows: Int
+    blockRows: Int,
+    ordersKey1: Boolean
 ) {
   private val numFields = schema.length
   private val keyProjection = UnsafeProjection.create(keys)
@@ -78,9 +81,11 @@ final class KeyGroupLoader(
     val blocks = starts.map { from =>
       val until = math.min(from + blockRows, all.size)
       val nulls = if (from == 0) withNullKeys else PackedRows.empty(numFields)
+      val blockKeys = keys.map(_.select(order, from, until, budget))
       new Block(
         all.select(order, from, until, budget),
-        keys.map(_.select(order, from, until, budget)),
+        blockKeys,
+        Block.key1Order(blockKeys, ordersKey1, budget),
         nulls
       )
     }.toArray

@@ -1,7 +1,7 @@
 package rangejoin.execution.runtime
 
 import rangejoin.execution.blocks.{Block, KeyColumn}
-import rangejoin.local.{IEJoinScanner, InequalityOp, MergeScanner, PairScanner}
+import rangejoin.local.{IEJoinInput, IEJoinScanner, InequalityOp, MergeScanner, PairScanner}
 
 /** A local join algorithm for one stream block and one build block, on the blocks' keys. */
 sealed trait LocalJoin extends Serializable {
@@ -11,17 +11,26 @@ sealed trait LocalJoin extends Serializable {
   def workingBytes(rows: Long): Long
 }
 
-/** IEJoin on keys 0 and 1: `stream.x op1 build.x AND stream.y op2 build.y`. */
+/**
+ * IEJoin on keys 0 and 1: `stream.x op1 build.x AND stream.y op2 build.y`. Blocks are in key 0
+ * order and carry their key 1 order ([[Block.key1Order]]), so the scanner only merges. Codes of value-typed keys are
+ * dense ranks over both blocks, which order each block's rows as its values do.
+ */
 final case class IEJoinLocal(op1: InequalityOp, op2: InequalityOp) extends LocalJoin {
   def scanner(stream: Block, build: Block): PairScanner = {
     val (sx, bx) = KeyColumn.jointCodes(stream.keys(0), build.keys(0))
     val (sy, by) = KeyColumn.jointCodes(stream.keys(1), build.keys(1))
-    new IEJoinScanner(sx, sy, bx, by, op1, op2)
+    new IEJoinScanner(
+      IEJoinInput(sx, sy, stream.key1Order),
+      IEJoinInput(bx, by, build.key1Order),
+      op1,
+      op2
+    )
   }
 
-  // Codes of two value-typed keys (8 + 8), L1, its inverse and L2 (3 x 4), a radix sort's
-  // scratch (8 x 3 + 4 x 2) and the bit set's levels (under 1).
-  def workingBytes(rows: Long): Long = 61L * rows
+  // Codes of two value-typed keys (8 + 8), L1, its inverse and L2 (3 x 4), and the bit set's
+  // levels (under 1).
+  def workingBytes(rows: Long): Long = 29L * rows
 
 }
 

@@ -8,8 +8,8 @@ import rangejoin.RangeJoinTestBase
 import rangejoin.config.RangeJoinConf
 
 /**
- * BlockLoader cuts partitions into sorted blocks through Spark's external sorter: block order and
- * size, NULL keys, a hot key split across blocks, determinism, and spilling.
+ * BlockLoader cuts partitions into sorted blocks, in memory or through Spark's external sorter:
+ * block order and size, NULL keys, a hot key split across blocks, determinism, and spilling.
  */
 class BlockLoaderSuite extends RangeJoinTestBase {
 
@@ -26,7 +26,10 @@ class BlockLoaderSuite extends RangeJoinTestBase {
     .orderBy(org.apache.spark.sql.functions.rand(shuffleSeed))
     .coalesce(1)
 
-  /** Per block: whether it holds NULL-key rows, its rows in hex, and its keys. */
+  /**
+   * Per block: whether it holds NULL-key rows, its rows in hex (sorted: rows with equal keys may
+   * come in any order within a block), and its keys.
+   */
   private def load(shuffleSeed: Int, spillRows: Int) = {
     val df = input(shuffleSeed)
     val loader = new BlockLoader(
@@ -34,7 +37,8 @@ class BlockLoaderSuite extends RangeJoinTestBase {
       Seq(BoundReference(1, IntegerType, nullable = true)),
       Seq(KeyEncoder.forType(IntegerType)),
       blockRows,
-      spillRows
+      spillRows,
+      ordersKey1 = false
     )
     val spillSize = SQLMetrics.createSizeMetric(spark.sparkContext, "spill size")
     val peakMemory = SQLMetrics.createSizeMetric(spark.sparkContext, "peak memory")
@@ -43,7 +47,7 @@ class BlockLoaderSuite extends RangeJoinTestBase {
         loader.load(rows, spillSize, peakMemory).map { b =>
           val packed = if (b.size == 0) b.nullKeyRows else b.rows
           val row = new UnsafeRow(packed.numFields)
-          val hex = (0 until packed.size).map(i => packed.row(i, row).toString)
+          val hex = (0 until packed.size).map(i => packed.row(i, row).toString).sorted
           val keys = b.keys.headOption.collect { case LongCodes(c) => c.toSeq }.getOrElse(Nil)
           (b.size == 0, hex, keys)
         }
@@ -72,14 +76,20 @@ class BlockLoaderSuite extends RangeJoinTestBase {
     assert(hot.size >= 4) // ceil(54 / 16)
   }
 
-  test("the same rows in any arrival order, spilled or not, cut into identical blocks") {
+  test(
+    "the same rows in any arrival order, sorted in memory or spilled, cut into the same blocks"
+  ) {
     val (reference, noSpill, _) = load(shuffleSeed = 3, spillRows = Int.MaxValue)
     assert(noSpill == 0)
     val (shuffled, _, _) = load(shuffleSeed = 4, spillRows = Int.MaxValue)
     assert(shuffled == reference)
+    // Past spillRows the loader hands what it buffered to the external sorter, which spills.
     val (spilled, spillSize, _) = load(shuffleSeed = 5, spillRows = 10)
     assert(spillSize > 0)
     assert(spilled == reference)
+    val (sortedOnce, noSpillEither, _) = load(shuffleSeed = 6, spillRows = 400)
+    assert(noSpillEither == 0)
+    assert(sortedOnce == reference)
   }
 
   test("joins whose block inputs spill while sorting match vanilla and report spill and memory") {

@@ -44,13 +44,14 @@ class KeyGroupLoaderSuite extends AnyFunSuite {
       schema,
       keyTypes.map { case (i, t) => BoundReference(i, t, nullable = true) },
       keyTypes.map { case (_, t) => KeyEncoder.forType(t) },
-      blockRows
+      blockRows,
+      ordersKey1 = true
     )
 
   /** The bytes of the blocks' arrays, but for the empty row sets of blocks without NULL keys. */
   private def blockBytes(blocks: Array[Block]): Long = blocks.zipWithIndex.map { case (b, i) =>
     val nulls = if (i == 0) b.nullKeyRows.sizeInBytes else 0L
-    b.rows.sizeInBytes + nulls + b.keys.map(_.arrayBytes).sum
+    b.rows.sizeInBytes + nulls + b.keys.map(_.arrayBytes).sum + 4L * b.key1Order.length
   }.sum
 
   test("what stays allocated is exactly the blocks; the copies were held at the peak") {
@@ -63,6 +64,9 @@ class KeyGroupLoaderSuite extends AnyFunSuite {
       case other => fail(s"expected codes, not $other")
     })
     assert(keys == keys.sorted)
+    for (b <- blocks; LongCodes(y) <- Some(b.keys(1))) {
+      assert(b.key1Order.sorted.toSeq == y.indices && b.key1Order.map(y).toSeq == y.sorted.toSeq)
+    }
     assert(budget.held == blockBytes(blocks))
     // The unsorted rows were held with their sorted copy.
     assert(budget.peak >= 2 * blocks.map(_.rows.sizeInBytes).sum)
@@ -81,7 +85,8 @@ class KeyGroupLoaderSuite extends AnyFunSuite {
       Seq(AttributeReference("id", LongType)(), AttributeReference("s", StringType)()),
       Seq(BoundReference(1, StringType, nullable = true), BoundReference(0, LongType, false)),
       Seq(KeyEncoder.forType(StringType), KeyEncoder.forType(LongType)),
-      blockRows = 64
+      blockRows = 64,
+      ordersKey1 = true
     )
     val blocks = stringLoader.load(stringRows, strings)
     assert(blocks.map(_.size).sum == 1000)
