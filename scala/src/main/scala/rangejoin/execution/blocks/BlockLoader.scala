@@ -184,6 +184,10 @@ final class BlockLoader(
     private var record: UnsafeRow = _
     private val toRow = UnsafeProjection.create(columns(from = numKeys))
     private var loaded = false // `record` holds a record not yet in a block
+    // The last block's rows and bytes: blocks but the last hold blockRows rows, so the next
+    // block's arrays are made that size up front instead of doubling into it.
+    private var lastRows = 0
+    private var lastBytes = 0
 
     def hasNext: Boolean = {
       val more = loaded || sorted.hasNext
@@ -196,8 +200,9 @@ final class BlockLoader(
       if (!loaded) loadNext()
       val nullKeys = hasNullKey(record)
       // At most blockRows rows; the block manager accounts for the block once it is cached.
-      val rows = new PackedRows.Builder(numFields, HeapBudget.Unaccounted)
-      val builders = encoders.map(_.newBuilder(HeapBudget.Unaccounted)).toArray
+      val rows = if (lastRows == 0) new PackedRows.Builder(numFields, HeapBudget.Unaccounted)
+      else new PackedRows.Builder(numFields, HeapBudget.Unaccounted, lastRows, lastBytes + 64)
+      val builders = encoders.map(_.newBuilder(HeapBudget.Unaccounted, lastRows)).toArray
       while (loaded && rows.size < blockRows && hasNullKey(record) == nullKeys) {
         rows += toRow(record)
         if (!nullKeys) {
@@ -207,6 +212,7 @@ final class BlockLoader(
         loaded = false
         if (sorted.hasNext) loadNext()
       }
+      if (!nullKeys) { lastRows = rows.size; lastBytes = rows.bytes }
       val empty = PackedRows.empty(numFields)
       val keys = builders.map(_.result())
       val key1Order = Block.key1Order(keys, ordersKey1, HeapBudget.Unaccounted)

@@ -76,7 +76,7 @@ final class InMemorySort(
 
   /** Every record, once [[fill]] took them all, in an order that cuts into the loader's blocks. */
   def sorted: Iterator[UnsafeRow] = {
-    val (withNull, rest) = (nullKeys.result(), matchable.result())
+    val (withNull, rest) = (nullKeys.result(), matchable.result(trim = false)) // rest is copied
     nullKeys = null
     matchable = null
     val nullOrder = byRecordOrder(withNull, Array.range(0, withNull.size), 0, withNull.size)

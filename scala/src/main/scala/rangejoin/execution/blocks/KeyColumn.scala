@@ -124,8 +124,11 @@ object KeyColumn {
  */
 sealed abstract class KeyEncoder extends Serializable {
 
-  /** A builder whose arrays, and values that are objects, are allocated from `budget`. */
-  def newBuilder(budget: HeapBudget): KeyColumnBuilder
+  /**
+   * A builder whose arrays, and values that are objects, are allocated from `budget`; its array
+   * starts with room for `initialRows` values.
+   */
+  def newBuilder(budget: HeapBudget, initialRows: Int = 0): KeyColumnBuilder
 }
 
 /**
@@ -195,8 +198,9 @@ trait KeyCode extends Serializable {
 }
 
 final case class LongKeyEncoder(code: KeyCode) extends KeyEncoder {
-  def newBuilder(budget: HeapBudget): KeyColumnBuilder = new KeyColumnBuilder {
-    private var codes = Array.emptyLongArray
+  def newBuilder(budget: HeapBudget, initialRows: Int): KeyColumnBuilder = new KeyColumnBuilder {
+    budget.allocate(8L * initialRows)
+    private var codes = new Array[Long](initialRows)
     private var count = 0
     def add(row: InternalRow, ordinal: Int): Unit = {
       if (count == codes.length) codes = KeyColumnBuilder.grown(codes, 8, budget)
@@ -205,7 +209,7 @@ final case class LongKeyEncoder(code: KeyCode) extends KeyEncoder {
     }
     def result(): KeyColumn = {
       val column = budget.replace(8L * codes.length, 8L * count) {
-        LongCodes(java.util.Arrays.copyOf(codes, count))
+        LongCodes(if (count == codes.length) codes else java.util.Arrays.copyOf(codes, count))
       }
       codes = null
       column
@@ -214,8 +218,9 @@ final case class LongKeyEncoder(code: KeyCode) extends KeyEncoder {
 }
 
 final case class ValueKeyEncoder(dataType: DataType) extends KeyEncoder {
-  def newBuilder(budget: HeapBudget): KeyColumnBuilder = new KeyColumnBuilder {
-    private var values = Array.empty[Any]
+  def newBuilder(budget: HeapBudget, initialRows: Int): KeyColumnBuilder = new KeyColumnBuilder {
+    budget.allocate(8L * initialRows)
+    private var values = new Array[Any](initialRows)
     private var count = 0
     def add(row: InternalRow, ordinal: Int): Unit = {
       if (count == values.length) values = KeyColumnBuilder.grown(values, 8, budget)
@@ -226,7 +231,7 @@ final case class ValueKeyEncoder(dataType: DataType) extends KeyEncoder {
     }
     def result(): KeyColumn = {
       val column = budget.replace(8L * values.length, 8L * count) {
-        OrderedValues(Array.copyOf(values, count), dataType)
+        OrderedValues(if (count == values.length) values else Array.copyOf(values, count), dataType)
       }
       values = null
       column

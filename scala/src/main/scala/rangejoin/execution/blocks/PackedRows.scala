@@ -4,7 +4,8 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.unsafe.Platform
 
 /**
- * Unsafe rows stored back to back in one byte array: row `i` is `data[offsets(i), offsets(i+1))`.
+ * Unsafe rows stored back to back in one byte array: row `i` is `data[offsets(i), offsets(i+1))`
+ * (the array may have unused room after the last row).
  *
  * Two objects per block instead of two per row keep the garbage collector out of the way, and
  * the form serializes as two arrays when Spark moves a cached block to disk.
@@ -104,18 +105,26 @@ object PackedRows {
   def empty(numFields: Int): PackedRows = new PackedRows(numFields, Array.emptyByteArray, Array(0))
 
   /**
-   * Appends copies of unsafe rows. Its arrays start small and double as rows arrive; each array
-   * is allocated from `budget` before it is made, and freed once it is replaced by a larger copy
-   * or by [[result]].
+   * Appends copies of unsafe rows. Its arrays start with room for `initialRows` rows of
+   * `initialBytes` bytes and double as rows arrive; each array is allocated from `budget` before
+   * it is made, and freed once it is replaced by a larger copy or by [[result]].
    */
-  final class Builder(numFields: Int, budget: HeapBudget) {
-    budget.allocate(InitialBytes + 4L * InitialRows)
-    private var data = new Array[Byte](InitialBytes)
-    private var offsets = new Array[Int](InitialRows)
+  final class Builder(
+      numFields: Int,
+      budget: HeapBudget,
+      initialRows: Int = InitialRows,
+      initialBytes: Int = InitialBytes
+  ) {
+    budget.allocate(initialBytes + 4L * (initialRows + 1))
+    private var data = new Array[Byte](initialBytes)
+    private var offsets = new Array[Int](initialRows + 1)
     private var count = 0
     private var end = 0
 
     def size: Int = count
+
+    /** The bytes of the rows appended. */
+    def bytes: Int = end
 
     def +=(row: UnsafeRow): Unit = {
       val size = row.getSizeInBytes
@@ -150,13 +159,20 @@ object PackedRows {
       offsets(count) = end
     }
 
-    /** The rows appended, in arrays of exactly their size; the builder is not usable after. */
-    def result(): PackedRows = {
-      val rows = budget.replace(data.length + 4L * offsets.length, end + 4L * (count + 1)) {
+    /**
+     * The rows appended; the builder is not usable after. The byte array is cut to their size
+     * unless it is nearly full (an eighth or less unused: a builder sized for its rows up front
+     * keeps its array instead of copying it), or unless not `trim`med (for rows that are about to
+     * be copied anyway).
+     */
+    def result(trim: Boolean = true): PackedRows = {
+      val keptBytes =
+        if (trim && data.length - end > data.length / 8) end else data.length
+      val rows = budget.replace(data.length + 4L * offsets.length, keptBytes + 4L * (count + 1)) {
         new PackedRows(
           numFields,
-          java.util.Arrays.copyOf(data, end),
-          java.util.Arrays.copyOf(offsets, count + 1)
+          if (keptBytes == data.length) data else java.util.Arrays.copyOf(data, end),
+          if (offsets.length == count + 1) offsets else java.util.Arrays.copyOf(offsets, count + 1)
         )
       }
       data = null
