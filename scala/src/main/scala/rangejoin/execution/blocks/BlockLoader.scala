@@ -58,7 +58,7 @@ final class BlockLoader(
         val inMemory = new InMemorySort(
           numKeys + numFields,
           hasNullKey,
-          code(_, 0),
+          code,
           new RecordOrder,
           blockRows,
           spillRows,

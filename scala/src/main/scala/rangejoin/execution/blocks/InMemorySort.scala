@@ -27,13 +27,13 @@ import rangejoin.local.RadixSort
  *
  * @param numFields the records' fields: the keys, then the row's columns
  * @param hasNullKey whether a record has a NULL key
- * @param key0 key 0's code of a record without a NULL key
+ * @param key0 the code of key 0 (a record's field 0) when it is not NULL
  * @param order the loader's total order on records
  */
 final class InMemorySort(
     numFields: Int,
     hasNullKey: UnsafeRow => Boolean,
-    key0: UnsafeRow => Long,
+    key0: KeyCode,
     order: RecordComparator,
     blockRows: Int,
     maxRows: Int,
@@ -92,7 +92,7 @@ final class InMemorySort(
     val codes = new Array[Long](n)
     val record = new UnsafeRow(numFields)
     var i = 0
-    while (i < n) { codes(i) = key0(rows.row(i, record)); i += 1 }
+    while (i < n) { codes(i) = key0(rows.row(i, record), 0); i += 1 }
     val sortedRows = RadixSort.sortedIndices(codes)
     var boundary = blockRows
     while (boundary < n) {
