@@ -12,9 +12,9 @@ import rangejoin.local.RadixSort
  * comparison sort's cost.
  *
  *  1. [[fill]] copies records into two packed buffers, those with a NULL key and the others,
- *     reserving the memory from `memory` first, with room for the sort's arrays and a copy; it stops taking records at `maxRows` or when the
- *     memory manager refuses, and then the loader hands [[buffered]] and the rest of its input to
- *     Spark's external sorter instead.
+ *     reserving the memory from `memory` first, with room for the sort's arrays and a copy. It
+ *     stops taking records at `maxRows` or when the memory manager refuses, and then the loader
+ *     hands [[buffered]] and the rest of its input to Spark's external sorter instead.
  *  1. [[sorted]] puts the records with a NULL key first, in `order`, then radix-sorts the others
  *     on key 0's code (stable, so rows with equal key 0 stay in arrival order).
  *  1. The cut then reads the records in that order from a copy grouped in chunks of
@@ -39,9 +39,9 @@ final class InMemorySort(
     maxRows: Int,
     memory: LoadMemory
 ) {
-  private var matchable = new PackedRows.Builder(numFields, memory)
-  private var nullKeys = new PackedRows.Builder(numFields, memory)
-  private var refused: Option[UnsafeRow] = None
+  private var matchable: PackedRows.Builder = _
+  private var nullKeys: PackedRows.Builder = _
+  private var refused: Option[UnsafeRow] = None // a copy of the record that was not taken
 
   /**
    * Takes records until they end (true), or until `maxRows` are held or memory is refused
@@ -49,10 +49,14 @@ final class InMemorySort(
    * `records`).
    */
   def fill(records: Iterator[UnsafeRow]): Boolean = {
+    try {
+      matchable = new PackedRows.Builder(numFields, memory)
+      nullKeys = new PackedRows.Builder(numFields, memory)
+    } catch { case LoadMemory.Refused => return false }
     var rows = 0L
     while (records.hasNext) {
       val record = records.next()
-      if (rows >= maxRows) { refused = Some(record); return false }
+      if (rows >= maxRows) { refused = Some(record.copy()); return false }
       try {
         if (hasNullKey(record)) nullKeys += record
         else {
@@ -60,7 +64,7 @@ final class InMemorySort(
           memory.allocate(InMemorySort.SortBytesPerRow + 4L + record.getSizeInBytes)
           matchable += record
         }
-      } catch { case LoadMemory.Refused => refused = Some(record); return false }
+      } catch { case LoadMemory.Refused => refused = Some(record.copy()); return false }
       rows += 1
     }
     true
@@ -68,10 +72,10 @@ final class InMemorySort(
 
   /** The records taken, in arrival order within each buffer, for the external sorter. */
   def buffered: Iterator[UnsafeRow] = {
-    val (a, b) = (matchable.result(), nullKeys.result())
+    val taken = Seq(matchable, nullKeys).filter(_ != null).map(_.result())
     matchable = null
     nullKeys = null
-    records(a, Array.range(0, a.size)) ++ records(b, Array.range(0, b.size)) ++ refused
+    taken.iterator.flatMap(rows => records(rows, Array.range(0, rows.size))) ++ refused
   }
 
   /** Every record, once [[fill]] took them all, in an order that cuts into the loader's blocks. */
