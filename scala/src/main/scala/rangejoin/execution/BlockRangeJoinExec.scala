@@ -26,10 +26,11 @@ import rangejoin.execution.runtime.{BlockJoinRuntime, JoinPass}
  * on the first inequality's key by an exchange below this node, a small one is coalesced.
  * Execution, once an action asks for the join's partitions ([[DeferredRDD]]; building the plan,
  * `explain()` and `df.rdd` run no job):
- *  1. one job per side sorts each partition through Spark's external sorter, cuts it into
- *     blocks ([[rangejoin.execution.blocks.BlockLoader]]), caches them in Spark's block manager
- *     ([[rangejoin.execution.blocks.CachedBlocks]]) and returns every block's min/max of every
- *     inequality key ([[rangejoin.execution.blocks.BlockStats]]); a self-join does this once;
+ *  1. one job per side sorts each partition (in memory, or through Spark's external sorter when
+ *     it does not fit), cuts it into blocks ([[rangejoin.execution.blocks.BlockLoader]]), caches
+ *     them in Spark's block manager ([[rangejoin.execution.blocks.CachedBlocks]]) and returns
+ *     every block's min/max of every inequality key
+ *     ([[rangejoin.execution.blocks.BlockStats]]); a self-join does this once;
  *  1. block pairs that cannot satisfy all inequalities are pruned
  *     ([[rangejoin.execution.blocks.BlockPairPlanner]]);
  *  1. each task takes whole stream blocks, each with all of its remaining build blocks, runs the

@@ -17,8 +17,8 @@ import org.apache.spark.storage.StorageLevel
  * The sorted [[Block]]s of one join input, loaded once per partition and kept in Spark's block
  * manager, one element per block.
  *
- * Loading sorts each partition through Spark's external sorter ([[BlockLoader]]). Storage is
- * `MEMORY_AND_DISK`: Spark's unified memory manager accounts for cached blocks, writes a
+ * Loading sorts each partition, in memory or through Spark's external sorter ([[BlockLoader]]).
+ * Storage is `MEMORY_AND_DISK`: Spark's unified memory manager accounts for cached blocks, writes a
  * partition that does not fit straight to local disk (blocks arrive one at a time, so a whole
  * partition is never held to do so), and moves cached blocks to disk when execution memory needs
  * the room. The block-pair tasks then read blocks instead of reading and sorting the shuffle

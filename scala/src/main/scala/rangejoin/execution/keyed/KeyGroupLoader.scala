@@ -9,7 +9,7 @@ import rangejoin.execution.blocks.{Block, HeapBudget, KeyColumn, KeyEncoder, Pac
  * Reads the rows of one side of a key group, in memory, into blocks of at most `blockRows` rows
  * in ascending order of key 0 (ties in arrival order); rows with a NULL key go with the first
  * block. Partitions of a whole input go through [[rangejoin.execution.blocks.BlockLoader]]
- * instead, which sorts through Spark's external sorter.
+ * instead, which falls back to Spark's external sorter when a partition does not fit.
  *
  * Every array the load makes is allocated from the `budget` before it is made, so a budget that
  * reserves memory ([[KeyGroupMemory]]) bounds the heap the load takes, and one that refuses stops
