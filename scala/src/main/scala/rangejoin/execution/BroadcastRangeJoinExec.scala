@@ -12,15 +12,18 @@ import rangejoin.condition.Inequality
 import rangejoin.execution.broadcast.{
   BroadcastRangeCodegen,
   BroadcastRangeIndexSource,
-  BroadcastRangeProbe
+  BroadcastRangeProbe,
+  SortedRowsBroadcastMode
 }
 import rangejoin.execution.runtime.{JoinColumns, JoinPass, StreamEmit}
 import rangejoin.local.InequalityOp
 
 /**
  * A join on inequalities whose `buildSide` input is small enough to broadcast: Spark's broadcast
- * exchange collects it once, each task turns it into a sorted index on the leading one or two
- * inequalities ([[rangejoin.execution.broadcast.BroadcastRangeIndex]]), and every row of the
+ * exchange collects it once and the driver sorts it on the first leading key
+ * ([[rangejoin.execution.broadcast.SortedRowsBroadcastMode]]), each task turns it into an index
+ * on the leading one or two inequalities
+ * ([[rangejoin.execution.broadcast.BroadcastRangeIndex]]), and every row of the
  * other input probes that index where it is, with no shuffle and no sort
  * ([[rangejoin.execution.broadcast.BroadcastRangeProbe]]). Further inequalities and the residual
  * are checked on the rows a probe yields.
@@ -76,21 +79,28 @@ case class BroadcastRangeJoinExec(
   override protected def numOutputRowsKey: String = JoinMetric.NumOutputRows.key
 
   override protected def indexSource(): BroadcastRangeIndexSource = {
-    val (buildKeys, streamOps) = if (streamIsLeft) (rightKeys, ops) else (leftKeys, ops.map(_.flip))
+    val streamOps = if (streamIsLeft) ops else ops.map(_.flip)
     BroadcastRangeIndexSource(
       buildPlan.executeBroadcast[Array[InternalRow]](),
-      buildKeys.take(indexed).map(BindReferences.bindReference(_, buildPlan.output)),
       streamOps.take(indexed)
     )
   }
+
+  /** How the broadcast exchange below packs the build input: sorted on the indexed keys. */
+  private def broadcastMode: SortedRowsBroadcastMode = SortedRowsBroadcastMode(
+    buildPlan.output.size,
+    (if (streamIsLeft) rightKeys else leftKeys)
+      .take(indexed)
+      .map(BindReferences.bindReference(_, buildPlan.output))
+  )
 
   override def output: Seq[Attribute] = JoinOutput(joinType, left.output, right.output)
 
   override def outputPartitioning: Partitioning = streamedPlan.outputPartitioning
 
   override def requiredChildDistribution: Seq[Distribution] =
-    if (streamIsLeft) UnspecifiedDistribution :: BroadcastDistribution(IdentityBroadcastMode) :: Nil
-    else BroadcastDistribution(IdentityBroadcastMode) :: UnspecifiedDistribution :: Nil
+    if (streamIsLeft) UnspecifiedDistribution :: BroadcastDistribution(broadcastMode) :: Nil
+    else BroadcastDistribution(broadcastMode) :: UnspecifiedDistribution :: Nil
 
   override protected def reportedMetrics: Seq[JoinMetric] = Seq(JoinMetric.NumOutputRows)
 

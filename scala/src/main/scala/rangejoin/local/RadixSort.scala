@@ -5,17 +5,19 @@ package rangejoin.local
  *
  * Stability is what the local IEJoin relies on to break ties between its two inputs: rows with
  * equal keys keep the order in which they were given. Digits on which every key agrees are
- * skipped, so narrow key ranges (ints, dates) cost few passes.
+ * skipped, so narrow key ranges (ints, dates) cost few passes, and keys already in ascending
+ * order cost one pass that finds them so.
  */
 object RadixSort {
 
   /** The permutation that sorts `keys` ascending: `result(k)` is the index of the k-th key. */
   def sortedIndices(keys: Array[Long]): Array[Int] = {
     val n = keys.length
-    var srcKeys = keys.clone()
     var srcIdx = new Array[Int](n)
     var i = 0
     while (i < n) { srcIdx(i) = i; i += 1 }
+    if (ascending(keys)) return srcIdx
+    var srcKeys = keys.clone()
     var dstKeys = new Array[Long](n)
     var dstIdx = new Array[Int](n)
     val counts = new Array[Int](256)
@@ -42,6 +44,20 @@ object RadixSort {
       shift += 8
     }
     srcIdx
+  }
+
+  /** `values` in `order`: `result(k) = values(order(k))`. */
+  def gather(values: Array[Long], order: Array[Int]): Array[Long] = {
+    val out = new Array[Long](order.length)
+    var k = 0
+    while (k < order.length) { out(k) = values(order(k)); k += 1 }
+    out
+  }
+
+  private def ascending(keys: Array[Long]): Boolean = {
+    var i = 1
+    while (i < keys.length && keys(i - 1) <= keys(i)) i += 1
+    i >= keys.length
   }
 
   /** The byte of `key` at `shift`, with the sign bit flipped so that negatives sort first. */

@@ -42,11 +42,11 @@ final class SortedRangeIndex(
   /** Row numbers (in the order the keys were given) in ascending order of x. */
   val order: Array[Int] = RadixSort.sortedIndices(x)
   private val n = x.length
-  private val xs: Array[Long] = order.map(x)
-  private val ys: Array[Long] = y.map(v => order.map(v)).getOrElse(Array.emptyLongArray)
+  private val xs: Array[Long] = RadixSort.gather(x, order)
+  private val ys: Array[Long] = y.map(RadixSort.gather(_, order)).getOrElse(Array.emptyLongArray)
   private val wantsLarge = op2.exists(_.leftSmaller)
-  private val prefixBest: Array[Long] = running(Iterator.range(0, ys.length))
-  private val suffixBest: Array[Long] = running(Iterator.range(ys.length - 1, -1, -1))
+  private val prefixBest: Array[Long] = running(0, 1)
+  private val suffixBest: Array[Long] = running(ys.length - 1, -1)
 
   /** A cursor over the matches of one stream row at a time, for one task. */
   def cursor(): Cursor = new Cursor
@@ -105,13 +105,15 @@ final class SortedRangeIndex(
     lo
   }
 
-  /** The running extreme of y over `positions`, stored at each position. */
-  private def running(positions: Iterator[Int]): Array[Long] = {
+  /** The running extreme of y from position `from` on in steps of `step`, stored at each one. */
+  private def running(from: Int, step: Int): Array[Long] = {
     val out = new Array[Long](ys.length)
     var best = if (wantsLarge) Long.MinValue else Long.MaxValue
-    positions.foreach { j =>
+    var j = from
+    while (j >= 0 && j < ys.length) {
       best = if (wantsLarge) math.max(best, ys(j)) else math.min(best, ys(j))
       out(j) = best
+      j += step
     }
     out
   }

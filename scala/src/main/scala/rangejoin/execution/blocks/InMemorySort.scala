@@ -84,9 +84,8 @@ final class InMemorySort(
     nullKeys = null
     matchable = null
     val nullOrder = byRecordOrder(withNull, Array.range(0, withNull.size), 0, withNull.size)
-    val chunkRows = math.max(InMemorySort.ChunkRows, rest.size / InMemorySort.MaxChunks)
     // fill reserved the copy's room with each record.
-    val (chunked, order) = rest.chunked(byKey0(rest), chunkRows, HeapBudget.Unaccounted)
+    val (chunked, order) = rest.chunked(byKey0(rest), HeapBudget.Unaccounted)
     records(withNull, nullOrder) ++ records(chunked, order)
   }
 
@@ -142,10 +141,4 @@ object InMemorySort {
 
   /** Key 0's codes and the radix sort's arrays (two copies of codes and of indices). */
   private val SortBytesPerRow = 8L + 24L
-
-  /** Rows per chunk of the copy the cut reads in key order ([[PackedRows.chunked]]). */
-  private val ChunkRows = 2048
-
-  /** At most this many chunks, so that the copy is written through few streams. */
-  private val MaxChunks = 1024
 }

@@ -39,7 +39,7 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
     i = from
     while (i < until) {
       val r = indices(i)
-      System.arraycopy(data, offsets(r), selected, end, rowBytes(r))
+      PackedRows.copyRow(data, offsets(r), selected, end, rowBytes(r))
       end += rowBytes(r)
       selectedOffsets(i - from + 1) = end
       i += 1
@@ -48,14 +48,32 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
   }
 
   /**
-   * These rows regrouped so that reading them in `order` stays local: returns a copy in which
-   * the rows of each chunk of `chunkRows` consecutive positions of `order` are together, and
-   * `order` mapped onto the copy. Reading rows in a random order from a large array misses the
-   * cache on almost every row; this copy is written through one stream per chunk, and a chunk
-   * is small enough to read in any order from the cache. The copy is allocated from `budget`.
+   * All these rows in `order` (a permutation of `0 until size`), packed anew into arrays that
+   * are allocated from `budget`. Many rows go through a [[chunked]] copy first: each of the two
+   * copies then reads or writes memory nearly in sequence, where one gather in `order` misses
+   * the cache on almost every row (a million rows of 16 bytes: 150-200 ms gathered at once,
+   * 60-110 ms through the chunked copy).
    */
-  def chunked(order: Array[Int], chunkRows: Int, budget: HeapBudget): (PackedRows, Array[Int]) = {
+  def permuted(order: Array[Int], budget: HeapBudget): PackedRows =
+    if (size <= 4 * PackedRows.ChunkRows) select(order, 0, size, budget)
+    else {
+      val (regrouped, mapped) = chunked(order, budget)
+      val rows = regrouped.select(mapped, 0, size, budget)
+      budget.free(regrouped.sizeInBytes)
+      rows
+    }
+
+  /**
+   * These rows regrouped so that reading them in `order` stays local: returns a copy in which
+   * the rows of each chunk of consecutive positions of `order` are together, and `order` mapped
+   * onto the copy. Reading rows in a random order from a large array misses the cache on almost
+   * every row; this copy is written through one stream per chunk (at most
+   * `MaxChunks`), and a chunk (`ChunkRows` rows or more) is small
+   * enough to read in any order from the cache. The copy is allocated from `budget`.
+   */
+  def chunked(order: Array[Int], budget: HeapBudget): (PackedRows, Array[Int]) = {
     val n = size
+    val chunkRows = math.max(PackedRows.ChunkRows, n / PackedRows.MaxChunks)
     val chunks = (n + chunkRows - 1) / chunkRows
     val position = new Array[Int](n) // row -> its position in `order`
     var k = 0
@@ -83,7 +101,7 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
       val p = position(i)
       val c = p / chunkRows
       val row = nextRow(c)
-      System.arraycopy(this.data, offsets(i), data, nextByte(c), rowBytes(i))
+      PackedRows.copyRow(this.data, offsets(i), data, nextByte(c), rowBytes(i))
       starts(row) = nextByte(c)
       mapped(p) = row
       nextByte(c) += rowBytes(i)
@@ -101,6 +119,35 @@ object PackedRows {
 
   /** The largest byte array the JVM reliably allocates. */
   val MaxBytes: Long = Int.MaxValue - 15L
+
+  /** Rows per chunk of a [[PackedRows#chunked]] copy, at least. */
+  private val ChunkRows = 2048
+
+  /** At most this many chunks, so that the copy is written through few streams. */
+  private val MaxChunks = 1024
+
+  /**
+   * Copies one row's `bytes` bytes (a multiple of 8, as every unsafe row's size is). Short rows
+   * are copied a word at a time: `System.arraycopy`'s call costs more than moving a few words.
+   */
+  @inline private def copyRow(
+      from: Array[Byte],
+      fromOffset: Int,
+      to: Array[Byte],
+      toOffset: Int,
+      bytes: Int
+  )
+      : Unit =
+    if (bytes > 64) System.arraycopy(from, fromOffset, to, toOffset, bytes)
+    else {
+      val source = Platform.BYTE_ARRAY_OFFSET + fromOffset
+      val target = Platform.BYTE_ARRAY_OFFSET + toOffset
+      var i = 0
+      while (i < bytes) {
+        Platform.putLong(to, target + i, Platform.getLong(from, source + i))
+        i += 8
+      }
+    }
 
   def empty(numFields: Int): PackedRows = new PackedRows(numFields, Array.emptyByteArray, Array(0))
 

@@ -18,8 +18,8 @@ import rangejoin.execution.runtime.StreamEmit
  *
  * State, in fields of the generated class, made once per task when it is initialized: the
  * task's [[BroadcastRangeIndex]], built from a [[BroadcastRangeIndexSource]] among the code's
- * references (which holds the broadcast); its `matchable` rows; and one
- * [[rangejoin.local.SortedRangeIndex]] cursor. Per streamed row:
+ * references (which holds the broadcast), and one [[rangejoin.local.SortedRangeIndex]] cursor.
+ * Per streamed row:
  * {{{
  *   <evaluate the streamed keys of the indexed inequalities>
  *   keyIsNull = some key is NULL (or a decimal does not fit its type, as a projection finds);
@@ -27,7 +27,7 @@ import rangejoin.execution.runtime.StreamEmit
  *   if (!keyIsNull) {
  *     cursor.probe(sx, sy);
  *     while (cursor.next()) {
- *       InternalRow b = matchable[cursor.row()];
+ *       InternalRow b = index.row(cursor.row());   // one row object, pointed at each match
  *       <read b's columns, check the further inequalities and the residual>
  *       <inner: count and consume the pair (streamed and build columns as variables)>
  *     }
@@ -105,7 +105,11 @@ trait BroadcastRangeCodegen extends JoinCodegenSupport {
   }
 
   /** The names of a task's index state in the generated class. */
-  private case class IndexTerms(rows: String, cursor: String)
+  private case class IndexTerms(index: String, cursor: String) {
+
+    /** The indexed row the cursor is on. */
+    def row: String = s"$index.row($cursor.row())"
+  }
 
   /** The streamed row's key codes: `code` declares `keyIsNull`, `sx` and `sy`. */
   private case class KeyTerms(code: String, keyIsNull: String, sx: String, sy: String)
@@ -119,19 +123,13 @@ trait BroadcastRangeCodegen extends JoinCodegenSupport {
       v => s"$v = $source.build();",
       forceInline = true
     )
-    val rows = ctx.addMutableState(
-      "InternalRow[]",
-      "rangeIndexRows",
-      v => s"$v = $index.matchable();",
-      forceInline = true
-    )
     val cursor = ctx.addMutableState(
       BroadcastRangeCodegen.CursorClass,
       "rangeCursor",
       v => s"$v = $index.index().cursor();",
       forceInline = true
     )
-    IndexTerms(rows, cursor)
+    IndexTerms(index, cursor)
   }
 
   private def streamKeyCodes(ctx: CodegenContext, input: Seq[ExprCode]): KeyTerms = {
@@ -179,7 +177,7 @@ trait BroadcastRangeCodegen extends JoinCodegenSupport {
        |if (!${key.keyIsNull}) {
        |  ${index.cursor}.probe(${key.sx}, ${key.sy});
        |  while (${index.cursor}.next()) {
-       |    InternalRow $buildRow = ${index.rows}[${index.cursor}.row()];
+       |    InternalRow $buildRow = ${index.row};
        |    $checkCondition {
        |      $numOutput.add(1);
        |      ${consume(ctx, joined(input, buildVars))}
@@ -215,7 +213,7 @@ trait BroadcastRangeCodegen extends JoinCodegenSupport {
        |while ($more || !$found) {
        |  $more = $more && ${index.cursor}.next();
        |  if (!$more && $found) break;
-       |  InternalRow $buildRow = $more ? ${index.rows}[${index.cursor}.row()] : null;
+       |  InternalRow $buildRow = $more ? ${index.row} : null;
        |  boolean $passed = $buildRow == null;
        |  if (!$passed) {
        |    $checkCondition {
@@ -245,7 +243,7 @@ trait BroadcastRangeCodegen extends JoinCodegenSupport {
        |if (!${key.keyIsNull}) {
        |  ${index.cursor}.probe(${key.sx}, ${key.sy});
        |  while (!$found && ${index.cursor}.next()) {
-       |    InternalRow $buildRow = ${index.rows}[${index.cursor}.row()];
+       |    InternalRow $buildRow = ${index.row};
        |    $checkCondition {
        |      $found = true;
        |    }

@@ -2,68 +2,50 @@ package rangejoin.execution.broadcast
 
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
 import org.apache.spark.sql.types.DataType
 
 import rangejoin.execution.blocks.{KeyCode, KeyEncoder, LongKeyEncoder}
 import rangejoin.local.{InequalityOp, SortedRangeIndex}
 
 /**
- * The broadcast input of a broadcast range join as one task probes it: its rows that can match,
- * and a [[SortedRangeIndex]] over them on the leading one or two inequalities. Rows with a NULL
- * key are left out: a NULL never satisfies an inequality, and the broadcast input's rows are
- * never output unmatched (its join types preserve the other input).
+ * The broadcast input of a broadcast range join as one task probes it: the rows that can match,
+ * sorted on the first leading key ([[SortedBuildRows]], made once on the driver), and a
+ * [[SortedRangeIndex]] over them on the leading one or two inequalities. The index's row numbers
+ * are positions in the sorted rows; since the rows come sorted, building the index sorts nothing.
  *
- * Spark broadcasts the rows as they are (its broadcast exchange only ships rows or hashed
- * relations); each task builds this index from them, a projection and a radix sort of the
- * broadcast rows, which are few.
- *
- * @param rows the broadcast input's rows
- * @param keys the broadcast input's sides of the leading inequalities (one or two), bound to its
- *             columns; each of a type [[BroadcastRangeIndex.indexable]] accepts
+ * @param build the broadcast rows as the driver sorted and packed them
  * @param ops the leading inequalities' ops, as seen from the streamed input:
  *            `streamed key op broadcast key`
  */
-final class BroadcastRangeIndex(
-    rows: Array[InternalRow],
-    keys: Seq[Expression],
-    ops: Seq[InequalityOp]
-) {
-  require(keys.size == ops.size && (keys.size == 1 || keys.size == 2), "one or two keys")
+final class BroadcastRangeIndex(build: SortedBuildRows, ops: Seq[InequalityOp]) {
+  require(ops.size == 1 + build.y.size, "one op per indexed key")
 
-  private val (kept, codes) = {
-    val project = UnsafeProjection.create(keys)
-    val code = keys.map(k => BroadcastRangeIndex.code(k.dataType))
-    val rowsKept = Array.newBuilder[InternalRow]
-    val columns = keys.map(_ => Array.newBuilder[Long])
-    rows.foreach { row =>
-      val k = project(row)
-      if (!k.anyNull) {
-        rowsKept += row
-        columns.indices.foreach(i => columns(i) += code(i)(k, i))
-      }
-    }
-    (rowsKept.result(), columns.map(_.result()))
-  }
+  private val reused = new UnsafeRow(build.rows.numFields)
 
-  /** The rows that can match; the index's row numbers refer to them. */
-  val matchable: Array[InternalRow] = kept
+  val index: SortedRangeIndex = new SortedRangeIndex(build.x, build.y, ops.head, ops.lift(1))
 
-  val index: SortedRangeIndex =
-    new SortedRangeIndex(codes.head, codes.lift(1), ops.head, ops.lift(1))
+  /**
+   * Row `i` of the index, through one row object that the next call points elsewhere: read it
+   * (or copy it) before asking for another.
+   */
+  def row(i: Int): InternalRow = build.rows.row(i, reused)
 }
 
 /**
- * What a task needs to build its [[BroadcastRangeIndex]]: the broadcast rows and the leading
- * keys bound to them, with their ops. It travels with the task, in the interpreted probe's
- * closure or among the generated code's references ([[BroadcastRangeCodegen]]).
+ * What a task needs to build its [[BroadcastRangeIndex]]: the broadcast carrier
+ * ([[SortedRowsBroadcastMode]]) and the leading inequalities' ops. It travels with the task, in
+ * the interpreted probe's closure or among the generated code's references
+ * ([[BroadcastRangeCodegen]]).
  */
 final case class BroadcastRangeIndexSource(
-    rows: Broadcast[Array[InternalRow]],
-    keys: Seq[Expression],
+    carrier: Broadcast[Array[InternalRow]],
     ops: Seq[InequalityOp]
 ) {
-  def build(): BroadcastRangeIndex = new BroadcastRangeIndex(rows.value, keys, ops)
+  def build(): BroadcastRangeIndex = new BroadcastRangeIndex(
+    SortedBuildRows.fromCarrier(carrier.value.head.asInstanceOf[UnsafeRow]),
+    ops
+  )
 }
 
 object BroadcastRangeIndex {

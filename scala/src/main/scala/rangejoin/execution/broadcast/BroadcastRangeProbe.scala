@@ -49,7 +49,7 @@ final class BroadcastRangeProbe(
     /** The next indexed row that passes the residual with `s`, or null. */
     def nextMatch(s: InternalRow): InternalRow = {
       while (cursor.next()) {
-        val built = broadcast.matchable(cursor.row)
+        val built = broadcast.row(cursor.row)
         if (rows.matches(s, built)) return built
       }
       null

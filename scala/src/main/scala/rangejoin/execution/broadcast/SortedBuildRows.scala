@@ -1,0 +1,159 @@
+package rangejoin.execution.broadcast
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.codegen.UnsafeRowWriter
+import org.apache.spark.unsafe.Platform
+
+import rangejoin.execution.blocks.{HeapBudget, PackedRows}
+import rangejoin.local.RadixSort
+
+/**
+ * The build input of a broadcast range join as it is broadcast: its rows whose leading keys are
+ * all non-NULL, packed back to back in ascending order of the first key's code (equal codes in
+ * the order the rows arrived), with the codes of the one or two leading keys in the same order.
+ *
+ * Rows with a NULL key are left out: a NULL never satisfies an inequality, and the build input's
+ * rows are never output unmatched (the join types that broadcast it preserve the other input).
+ *
+ * It travels as one [[UnsafeRow]] (the "carrier", [[toCarrier]]) with six fields: the rows'
+ * field count, the row count, the packed rows' bytes, their offsets (4 bytes each), the first
+ * key's codes and the second key's (8 bytes each; NULL with one key). Spark's broadcast exchange
+ * ships only hashed relations or arrays of unsafe rows; an array of the build rows themselves is
+ * Java-serialized one object at a time, which took 0.7 s for a million rows, while one row of a
+ * few large byte ranges is written and read as whole arrays.
+ *
+ * @param rows the kept rows, in ascending order of `x`
+ * @param x the first leading key's code of each row, ascending
+ * @param y the second leading key's code of each row, if the index has two keys
+ */
+final class SortedBuildRows(val rows: PackedRows, val x: Array[Long], val y: Option[Array[Long]]) {
+  require(x.length == rows.size && y.forall(_.length == rows.size), "one code per row and key")
+
+  /** This as one unsafe row, which the broadcast ships. */
+  def toCarrier: UnsafeRow = {
+    import SortedBuildRows._
+    val n = rows.size
+    val dataBytes = rows.offsets(n)
+    val payload = roundUp(dataBytes) + roundUp(4L * (n + 1)) + 8L * n * (1 + y.size)
+    require(
+      payload <= PackedRows.MaxBytes - 128,
+      s"A broadcast range join's build input holds $payload bytes; at most " +
+        s"${PackedRows.MaxBytes - 128} can be broadcast in one piece. Lower " +
+        "spark.sql.autoBroadcastJoinThreshold or drop the BROADCAST hint to shuffle it instead."
+    )
+    val writer = new UnsafeRowWriter(Fields, payload.toInt)
+    writer.resetRowWriter()
+    writer.write(NumFields, rows.numFields)
+    writer.write(RowCount, n)
+    writer.write(Data, rows.data, 0, dataBytes)
+    writeArray(writer, Offsets, rows.offsets, Platform.INT_ARRAY_OFFSET, 4L * (n + 1))
+    writeArray(writer, XCodes, x, Platform.LONG_ARRAY_OFFSET, 8L * n)
+    y match {
+      case Some(codes) => writeArray(writer, YCodes, codes, Platform.LONG_ARRAY_OFFSET, 8L * n)
+      case None => writer.setNullAt(YCodes)
+    }
+    writer.getRow
+  }
+}
+
+object SortedBuildRows {
+
+  private val NumFields = 0
+  private val RowCount = 1
+  private val Data = 2
+  private val Offsets = 3
+  private val XCodes = 4
+  private val YCodes = 5
+  private val Fields = 6
+
+  /**
+   * Sorts and packs the build rows (unsafe rows, as Spark's broadcast exchange collects them).
+   *
+   * @param keys the one or two leading keys, bound to the build input's columns; each has a
+   *             64-bit code ([[BroadcastRangeIndex.indexable]])
+   * @param expectedRows how many rows the input holds, if known (0 if not): the arrays' first size
+   */
+  def pack(input: Iterator[InternalRow], numFields: Int, keys: Seq[Expression], expectedRows: Int)
+      : SortedBuildRows = {
+    val project = UnsafeProjection.create(keys)
+    val codes = keys.map(k => BroadcastRangeIndex.code(k.dataType)).toArray
+    val kept = new PackedRows.Builder(numFields, HeapBudget.Unaccounted, initialRows = expectedRows)
+    val columns = codes.map { _ =>
+      val column = new mutable.ArrayBuilder.ofLong
+      column.sizeHint(expectedRows)
+      column
+    }
+    input.foreach { row =>
+      val k = project(row)
+      if (!k.anyNull) {
+        kept += row.asInstanceOf[UnsafeRow]
+        var i = 0
+        while (i < columns.length) { columns(i) += codes(i)(k, i); i += 1 }
+      }
+    }
+    val unsorted = kept.result(trim = false)
+    val x = columns.head.result()
+    val order = RadixSort.sortedIndices(x)
+    new SortedBuildRows(
+      unsorted.permuted(order, HeapBudget.Unaccounted),
+      RadixSort.gather(x, order),
+      columns.lift(1).map(c => RadixSort.gather(c.result(), order))
+    )
+  }
+
+  /** The rows a carrier made by [[SortedBuildRows#toCarrier]] holds. */
+  def fromCarrier(carrier: UnsafeRow): SortedBuildRows = {
+    val n = carrier.getInt(RowCount)
+    def ints(ordinal: Int, length: Int) =
+      readArray(carrier, ordinal, new Array[Int](length), Platform.INT_ARRAY_OFFSET, 4L * length)
+    def longs(ordinal: Int) =
+      readArray(carrier, ordinal, new Array[Long](n), Platform.LONG_ARRAY_OFFSET, 8L * n)
+    new SortedBuildRows(
+      new PackedRows(carrier.getInt(NumFields), carrier.getBinary(Data), ints(Offsets, n + 1)),
+      longs(XCodes),
+      if (carrier.isNullAt(YCodes)) None else Some(longs(YCodes))
+    )
+  }
+
+  private def roundUp(bytes: Long): Long = (bytes + 7) & ~7L
+
+  /** Writes `bytes` bytes of a primitive array as a variable-length field. */
+  private def writeArray(
+      writer: UnsafeRowWriter,
+      ordinal: Int,
+      array: AnyRef,
+      arrayOffset: Long,
+      bytes: Long
+  ): Unit = {
+    val start = writer.cursor()
+    val rounded = roundUp(bytes).toInt
+    writer.grow(rounded)
+    Platform.copyMemory(array, arrayOffset, writer.getBuffer, start, bytes)
+    // The padding after the array: the buffer may be reused memory.
+    Platform.setMemory(writer.getBuffer, start + bytes, rounded - bytes, 0.toByte)
+    writer.increaseCursor(rounded)
+    writer.setOffsetAndSizeFromPreviousCursor(ordinal, start)
+  }
+
+  /** Copies the `bytes` bytes of a field written by [[writeArray]] into a primitive array. */
+  private def readArray[A <: AnyRef](
+      carrier: UnsafeRow,
+      ordinal: Int,
+      array: A,
+      arrayOffset: Long,
+      bytes: Long
+  ): A = {
+    val offset = carrier.getLong(ordinal) >>> 32
+    Platform.copyMemory(
+      carrier.getBaseObject,
+      carrier.getBaseOffset + offset,
+      array,
+      arrayOffset,
+      bytes
+    )
+    array
+  }
+}

@@ -1,0 +1,26 @@
+package rangejoin.execution.broadcast
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.plans.physical.BroadcastMode
+
+/**
+ * How Spark's broadcast exchange builds a broadcast range join's relation from the collected
+ * build rows (unsafe rows, as the exchange collects them): sorted and packed once, on the
+ * driver, into one carrier row ([[SortedBuildRows]]), so that neither the broadcast nor the tasks
+ * handle the rows one object at a time.
+ *
+ * @param numFields the build input's column count
+ * @param keys the build input's sides of the indexed inequalities, bound to its columns
+ */
+final case class SortedRowsBroadcastMode(numFields: Int, keys: Seq[Expression])
+    extends BroadcastMode {
+
+  override def transform(rows: Array[InternalRow]): Array[InternalRow] =
+    transform(rows.iterator, Some(rows.length.toLong))
+
+  override def transform(rows: Iterator[InternalRow], sizeHint: Option[Long]): Array[InternalRow] =
+    Array(SortedBuildRows.pack(rows, numFields, keys, sizeHint.fold(0)(_.toInt)).toCarrier)
+
+  override def canonicalized: BroadcastMode = copy(keys = keys.map(_.canonicalized))
+}
