@@ -23,7 +23,15 @@ import duckdb
 from report import ENGINES, Measurement, write_reports
 from workloads import BY_NAME, WORKLOADS
 
-from common import cpu_note, join_line, plan_metrics, plan_text, spark_session, stage_profile
+from common import (
+    cpu_note,
+    join_line,
+    plan_metrics,
+    plan_text,
+    spark_session,
+    stage_profile,
+    wait_until_no_task_runs,
+)
 
 REPEAT_BELOW_S = 10.0
 CURVE_SIZES = (10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000)
@@ -144,7 +152,11 @@ class Suite:
             seconds, answer = timed(label, run, cancel, None if engine == "plugin" else cap)
             result.seconds[engine] = seconds
             if seconds is None:
-                print(f"{label}: > {cap:.0f} s (cap)", flush=True)
+                waited = wait_until_no_task_runs(self.engines.spark)
+                print(
+                    f"{label}: > {cap:.0f} s (cap); its tasks stopped {waited:.0f} s later",
+                    flush=True,
+                )
                 continue
             answers[engine] = normalized(answer)
             agree = answers[engine] == answers["plugin"]
