@@ -83,7 +83,16 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
   protected def strategyDescription: String =
     s"blockRows=$blockRows, left ${leftInput.description}, right ${rightInput.description}"
 
-  override protected def doExecute(): RDD[InternalRow] = {
+  override protected def doExecute(): RDD[InternalRow] = joinedRows(projected = true)
+
+  /**
+   * The output rows as views of each pair instead of unsafe rows, each valid until the next row
+   * is read: for the generated code of [[BlockJoinOutputExec]], which reads the columns it needs
+   * from them at once.
+   */
+  def executeUnprojected(): RDD[InternalRow] = executeQuery(joinedRows(projected = false))
+
+  private def joinedRows(projected: Boolean): RDD[InternalRow] = {
     val boundLeft = bind(leftKeys, left.output)
     val boundRight = bind(rightKeys, right.output)
     val encoders = boundLeft.map(k => KeyEncoder.forType(k.dataType))
@@ -93,7 +102,7 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
     val rightRows = if (selfJoin) leftRows else blockInput(right, rightInput)
     val loader = (keys: Seq[Expression], schema: Seq[Attribute]) =>
       new BlockLoader(schema, keys, encoders, blockRows, sortSpillRows, ordersKey1)
-    val runtimes = passes.map(p => p -> blockJoinRuntime(p))
+    val runtimes = passes.map(p => p -> blockJoinRuntime(p, projected))
     new DeferredRDD(
       sparkContext,
       () => {

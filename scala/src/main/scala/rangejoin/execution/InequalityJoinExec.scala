@@ -69,18 +69,21 @@ trait InequalityJoinExec extends BinaryExecNode with JoinMetrics {
 
   /**
    * The runtime of `pass`; it checks the inequalities the local join does not use and the
-   * residual on every pair the local join emits.
+   * residual on every pair the local join emits. Its output rows are unsafe rows, or with
+   * `projected` false views of the pairs ([[rangejoin.execution.runtime.StreamBuildRows]]).
    */
-  protected def blockJoinRuntime(pass: JoinPass): BlockJoinRuntime = new BlockJoinRuntime(
-    localJoin(streamOps(pass).take(localKeys)),
-    pass,
-    (inequalities.drop(localKeys).map(_.toExpression) ++ residual).reduceOption(And),
-    JoinColumns(left.output, right.output, output),
-    BlockJoinMetrics(
-      metric(JoinMetric.NumOutputRows),
-      metric(JoinMetric.LocalJoinTime),
-      metric(JoinMetric.PeakMemory)
+  protected def blockJoinRuntime(pass: JoinPass, projected: Boolean = true): BlockJoinRuntime =
+    new BlockJoinRuntime(
+      localJoin(streamOps(pass).take(localKeys)),
+      pass,
+      (inequalities.drop(localKeys).map(_.toExpression) ++ residual).reduceOption(And),
+      JoinColumns(left.output, right.output, output),
+      BlockJoinMetrics(
+        metric(JoinMetric.NumOutputRows),
+        metric(JoinMetric.LocalJoinTime),
+        metric(JoinMetric.PeakMemory)
+      ),
+      projected
     )
-  )
 
 }

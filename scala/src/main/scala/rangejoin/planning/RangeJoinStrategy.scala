@@ -21,6 +21,8 @@ import rangejoin.condition.{Equality, JoinConditionAnalysis, JoinConjuncts, Slid
 import rangejoin.config.RangeJoinConf
 import rangejoin.execution.broadcast.BroadcastRangeIndex
 import rangejoin.execution.{
+  BlockJoinOutputExec,
+  BlockRangeJoinExec,
   BoundFilterJoinExec,
   BroadcastRangeJoinExec,
   IEJoinExec,
@@ -74,7 +76,8 @@ import rangejoin.execution.{
  *     inequality's key; a smaller one is not shuffled.
  *  1. Exactly one inequality and `spark.rangejoin.piecewiseMergeJoin.enabled`:
  *     [[rangejoin.execution.PiecewiseMergeJoinExec]] over sorted blocks, its inputs prepared as
- *     above.
+ *     above. Both block joins are planned under a [[rangejoin.execution.BlockJoinOutputExec]],
+ *     through which the generated code above reads their output.
  *  1. Otherwise: Spark.
  *
  * Each decline is logged at debug level with its reason.
@@ -245,6 +248,10 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     planBoundFilter(join, conjuncts, residual, conf)
       .orElse(planBroadcast(join, conjuncts, residual, hinted, conf))
       .orElse(Option.when(hinted.isEmpty)(planBlockJoin(join, conjuncts, residual, conf)).flatten)
+      .map {
+        case blocks: BlockRangeJoinExec => BlockJoinOutputExec(blocks)
+        case other => other
+      }
       .toRight(
         if (hinted.nonEmpty) {
           s"a BROADCAST hint, and ${RangeJoinConf.BroadcastEnabled.key} is false or the " +

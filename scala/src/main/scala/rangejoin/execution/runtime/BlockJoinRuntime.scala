@@ -24,20 +24,23 @@ import rangejoin.execution.blocks.{Block, PackedRows}
  * @param residual checked on each pair, bound to `columns.left ++ columns.right`
  * @param columns the inputs' and the join's columns; for `Unmatched` with `padUnmatched`, the
  *                rows are NULL-padded on the build side
+ * @param projected whether output rows are unsafe rows, or views valid until the next row is
+ *                  read ([[StreamBuildRows]])
  */
 final class BlockJoinRuntime(
     local: LocalJoin,
     pass: JoinPass,
     residual: Option[Expression],
     columns: JoinColumns,
-    metrics: BlockJoinMetrics
+    metrics: BlockJoinMetrics,
+    projected: Boolean = true
 ) extends Serializable {
   import pass.emit
 
   // Made once per task (each task deserializes its own runtime), not once per stream block: a
   // key-grouped join calls `join` for every small group.
   @transient private lazy val rows =
-    new StreamBuildRows(pass, residual, columns)
+    new StreamBuildRows(pass, residual, columns, projected)
 
   /** This task's execution memory: the local join's arrays and the stream block's bitmap. */
   @transient lazy val memory: JoinMemory = JoinMemory.forTask(metrics.peakMemory)

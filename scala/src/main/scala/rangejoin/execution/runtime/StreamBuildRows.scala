@@ -10,9 +10,20 @@ import org.apache.spark.sql.catalyst.expressions._
  *
  * @param pass which input streams, what the join outputs for its rows, and whether unmatched
  *             stream rows are NULL-padded even though it outputs no pairs
+ * With `projected` false the output rows are views of the input rows instead of projections:
+ * the join's output columns are the left input's then the right input's, or the stream side's
+ * (semi, anti), with the flag after them (existence) ([[rangejoin.execution.JoinOutput]]), so a
+ * pair, a NULL-padded row or the stream row itself is already an output row. A view is valid
+ * until the next call; generated code that reads its columns right away takes views.
+ *
  * @param residual checked on each pair, bound to `columns.left ++ columns.right`
  */
-final class StreamBuildRows(pass: JoinPass, residual: Option[Expression], columns: JoinColumns) {
+final class StreamBuildRows(
+    pass: JoinPass,
+    residual: Option[Expression],
+    columns: JoinColumns,
+    projected: Boolean = true
+) {
   import pass.{emit, padUnmatched, streamIsLeft}
   import columns.{left => leftOutput, output, right => rightOutput}
 
@@ -43,10 +54,14 @@ final class StreamBuildRows(pass: JoinPass, residual: Option[Expression], column
   def matches(s: InternalRow, b: InternalRow): Boolean = passes(pair(s, b))
 
   /** The output row of the pair `s`, `b`. */
-  def pairOutput(s: InternalRow, b: InternalRow): InternalRow = projectPair(pair(s, b))
+  def pairOutput(s: InternalRow, b: InternalRow): InternalRow = outputOf(pair(s, b))
 
   /** A build row no stream row matched, NULL-padded on the stream side (full outer joins). */
-  def unmatchedBuildOutput(b: InternalRow): InternalRow = projectPair(pair(nullStream, b))
+  def unmatchedBuildOutput(b: InternalRow): InternalRow = outputOf(pair(nullStream, b))
+
+  /** An output row from a row in left-then-right column order. */
+  private def outputOf(leftThenRight: InternalRow): InternalRow =
+    if (projected) projectPair(leftThenRight) else leftThenRight
 
   /**
    * The output row of stream row `s` after all its pairs, when `emit` outputs rows that did
@@ -58,8 +73,12 @@ final class StreamBuildRows(pass: JoinPass, residual: Option[Expression], column
       val withFlag = UnsafeProjection.create(output, output)
       val flagged = new JoinedRow
       val flag = new GenericInternalRow(1)
-      (row, found) => { flag.setBoolean(0, found); withFlag(flagged(row, flag)) }
-    case _ if emit.pairs || padUnmatched => (row, _) => projectPair(pair(row, nullBuild))
+      (row, found) => {
+        flag.setBoolean(0, found)
+        if (projected) withFlag(flagged(row, flag)) else flagged(row, flag)
+      }
+    case _ if emit.pairs || padUnmatched => (row, _) => outputOf(pair(row, nullBuild))
+    case _ if !projected => (row, _) => row
     case _ =>
       val copy = UnsafeProjection.create(output, if (streamIsLeft) leftOutput else rightOutput)
       (row, _) => copy(row)
