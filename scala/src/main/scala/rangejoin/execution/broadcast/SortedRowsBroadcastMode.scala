@@ -23,4 +23,7 @@ final case class SortedRowsBroadcastMode(numFields: Int, keys: Seq[Expression])
     Array(SortedBuildRows.pack(rows, numFields, keys, sizeHint.fold(0)(_.toInt)).toCarrier)
 
   override def canonicalized: BroadcastMode = copy(keys = keys.map(_.canonicalized))
+
+  // As the broadcast exchange's EXPLAIN line shows it.
+  override def toString: String = s"SortedRowsBroadcastMode(sorted on ${keys.mkString(", ")})"
 }
