@@ -34,10 +34,12 @@ case class BlockJoinOutputExec(child: SparkPlan) extends UnaryExecNode with Code
 
   override protected def doExecute(): RDD[InternalRow] = child.execute()
 
-  /** The join's rows as views where the child is a block join, its unsafe rows otherwise. */
+  /**
+   * The join's rows as views. In a generated stage the child is the join behind Spark's input
+   * adapter; any other child (a plan rule replaced the join) gives its unsafe rows.
+   */
   override def inputRDDs(): Seq[RDD[InternalRow]] = child match {
     case InputAdapter(join: BlockRangeJoinExec) => join.executeUnprojected() :: Nil
-    case join: BlockRangeJoinExec => join.executeUnprojected() :: Nil
     case other => other.execute() :: Nil
   }
 

@@ -8,15 +8,16 @@ import org.apache.spark.sql.catalyst.expressions._
  * side), created inside a task: pairs put back in left-right order, the residual checked on them,
  * and projections to the join's output columns.
  *
- * @param pass which input streams, what the join outputs for its rows, and whether unmatched
- *             stream rows are NULL-padded even though it outputs no pairs
  * With `projected` false the output rows are views of the input rows instead of projections:
  * the join's output columns are the left input's then the right input's, or the stream side's
  * (semi, anti), with the flag after them (existence) ([[rangejoin.execution.JoinOutput]]), so a
  * pair, a NULL-padded row or the stream row itself is already an output row. A view is valid
  * until the next call; generated code that reads its columns right away takes views.
  *
+ * @param pass which input streams, what the join outputs for its rows, and whether unmatched
+ *             stream rows are NULL-padded even though it outputs no pairs
  * @param residual checked on each pair, bound to `columns.left ++ columns.right`
+ * @param projected whether output rows are unsafe rows (true) or views
  */
 final class StreamBuildRows(
     pass: JoinPass,
