@@ -13,7 +13,9 @@ import org.apache.spark.sql.types._
  * in random orientation, and maybe a residual. The operator it must plan follows from the
  * number of inequalities.
  *
- * A third of the seeds (drawn apart from the rest, so other seeds keep their queries) add the
+ * A quarter of the seeds whose type allows it write their condition as differences, `abs`,
+ * `datediff`, `unix_timestamp` or open ends instead ([[RewrittenForms]]). Of the others, a third
+ * (both drawn apart from the rest, so other seeds keep their queries) add the
  * equality key `l.c = r.c`, plus either a window on column `a` (two opposite bounds with
  * constant offsets, or `BETWEEN`) and maybe an inequality on `b`, which must plan
  * SlidingWindowJoin, or inequalities on `a` and `b`, which must plan KeyGroupIEJoin. With ANSI
@@ -23,7 +25,14 @@ import org.apache.spark.sql.types._
  */
 object DifferentialHarness {
 
-  final case class Query(seed: Long, dataType: DataType, sql: String, operator: String)
+  /** A drawn query; `rewritten` when its condition is written in [[RewrittenForms]]. */
+  final case class Query(
+      seed: Long,
+      dataType: DataType,
+      sql: String,
+      operator: String,
+      rewritten: Boolean = false
+  )
 
   private val ops = Seq("<", "<=", ">", ">=")
   private val mirror = Map("<" -> ">", "<=" -> ">=", ">" -> "<", ">=" -> "<=")
@@ -60,7 +69,11 @@ object DifferentialHarness {
       rnd.nextLong()
     ).createOrReplaceTempView("r")
     val ansi = spark.sessionState.conf.ansiEnabled
-    if (new Random(seed ^ 0x5eedL).nextInt(3) == 0) keyedQuery(seed, dataType, rnd, ansi)
+    // Seeds scrambled first: java.util.Random's first draw barely differs between close seeds.
+    val rewritten = new Random(seed * 0x9e3779b97f4a7c15L).nextInt(4) == 0 &&
+      RewrittenForms.supports(dataType)
+    if (rewritten) rewrittenQuery(seed, dataType, rnd, ansi)
+    else if (new Random(seed ^ 0x5eedL).nextInt(3) == 0) keyedQuery(seed, dataType, rnd, ansi)
     else {
       val columns = rnd.shuffle(Seq("a", "b", "c")).take(1 + rnd.nextInt(3))
       val inequalities = columns.map(inequality(_, rnd))
@@ -82,6 +95,33 @@ object DifferentialHarness {
   private def inequality(col: String, rnd: Random): String = {
     val op = ops(rnd.nextInt(4))
     if (rnd.nextBoolean()) s"l.$col $op r.$col" else s"r.$col ${mirror(op)} l.$col"
+  }
+
+  /**
+   * A query over conditions written as differences, `abs`, `datediff`, `unix_timestamp` or open
+   * ends ([[RewrittenForms]]), on columns `a` and `b`, maybe with `l.c = r.c`. Each form stays a
+   * residual and adds one or two candidate inequalities, which decide the operator: without the
+   * key, IEJoin for two or more and PiecewiseMergeJoin for one; with it, SlidingWindowJoin for a
+   * band whose keys are monotone, else KeyGroupIEJoin (the key only with two or more).
+   */
+  private def rewrittenQuery(seed: Long, dataType: DataType, rnd: Random, ansi: Boolean)
+      : Query = {
+    val forms = Seq("a", "b").take(1 + rnd.nextInt(2)).map(RewrittenForms.draw(dataType, _, rnd))
+    val candidates = forms.map(_.candidates).sum
+    val window = forms.exists(_.window(ansi))
+    val keyed = (window || candidates >= 2) && rnd.nextInt(3) == 0
+    val residual = if (rnd.nextBoolean()) Seq("(l.id + r.id) % 3 <> 0") else Nil
+    val equality = if (keyed) Seq("l.c = r.c") else Nil
+    val condition = rnd.shuffle(equality ++ forms.map(_.sql) ++ residual).mkString(" AND ")
+    val (shape, operator) =
+      if (!keyed) {
+        (rnd.nextInt(shapes.size), if (candidates >= 2) "IEJoin" else "PiecewiseMergeJoin")
+      } else {
+        // A correlated EXISTS or NOT EXISTS over such a condition, Spark decorrelates into a
+        // join of the distinct outer values with `r` without the key: JOIN syntax only.
+        (rnd.nextInt(6), if (window) "SlidingWindowJoin" else "KeyGroupIEJoin")
+      }
+    Query(seed, dataType, shapes(shape)(condition), operator, rewritten = true)
   }
 
   private def keyedQuery(seed: Long, dataType: DataType, rnd: Random, ansi: Boolean): Query = {

@@ -57,6 +57,7 @@ class DifferentialSuite extends RangeJoinTestBase {
     val counts = scala.collection.mutable.Map.empty[String, Int].withDefaultValue(0)
     val perMode = scala.collection.mutable.Map.empty[Mode, (Int, Long)].withDefaultValue((0, 0L))
     var withRows = 0
+    var rewritten = 0
     for (seed <- firstSeed until firstSeed + queries) {
       val start = System.nanoTime()
       val (q, rows) = check(seed)
@@ -64,9 +65,10 @@ class DifferentialSuite extends RangeJoinTestBase {
       perMode(mode(seed)) = (n + 1, nanos + System.nanoTime() - start)
       counts(q.operator) += 1
       if (rows > 0) withRows += 1
+      if (q.rewritten) rewritten += 1
     }
     info(s"ran $queries queries, all accelerated: ${counts.toSeq.sorted.mkString(", ")}; " +
-      s"$withRows returned rows")
+      s"$withRows returned rows; $rewritten written as differences, abs, datediff or open ends")
     val byMode = modes.map { m =>
       val (n, nanos) = perMode(m)
       f"$m: $n queries (${nanos / 1e9 / n.max(1)}%.2f s each)"

@@ -9,7 +9,9 @@ import rangejoin.local.InequalityOp
  * A join condition split into the parts the operators use.
  *
  * @param equalities conjuncts `f(left) = g(right)` (also `<=>`), in condition order
- * @param inequalities conjuncts `f(left) op g(right)` with a key type the operators can sort
+ * @param inequalities conjuncts `f(left) op g(right)` with a key type the operators can sort,
+ *   then the candidate inequalities that residual conjuncts imply (see
+ *   [[JoinConditionAnalysis.analyze]])
  * @param residuals every other conjunct; evaluated on candidate pairs
  */
 final case class JoinConjuncts(
@@ -30,6 +32,13 @@ final case class Equality(left: Expression, right: Expression, nullSafe: Boolean
  * one operand references only the left input and the other only the right (each at least one
  * column), and the operands' type is one [[isSortableKeyType]] accepts. `BETWEEN` needs no case of
  * its own: Spark rewrites it into two such comparisons before planning.
+ *
+ * Conditions are often written in forms that are not such comparisons but imply them: a bounded
+ * difference (`abs(l.t - r.t) <= 5`, `datediff(l.d, r.d) BETWEEN 0 AND 7`; [[DifferenceBounds]])
+ * or an open end (`l.d < r.end OR r.end IS NULL`; [[OpenEnds]]). Such a conjunct stays a residual,
+ * which decides, and adds candidate inequalities, which only narrow the pairs the operator looks
+ * at. So the operators see inequalities whichever way the condition is written, and the answer
+ * is the condition's own.
  */
 object JoinConditionAnalysis extends PredicateHelper {
 
@@ -48,7 +57,10 @@ object JoinConditionAnalysis extends PredicateHelper {
           }
       }
     }
-    JoinConjuncts(equalities.result(), inequalities.result(), residuals.result())
+    val rest = residuals.result()
+    val candidates =
+      DifferenceBounds.candidates(rest, left, right) ++ OpenEnds.candidates(rest, left, right)
+    JoinConjuncts(equalities.result(), inequalities.result() ++ candidates, rest)
   }
 
   /** Types whose Spark ordering the operators reproduce exactly (see `KeyEncoder`). */

@@ -52,7 +52,8 @@ object SlidingWindow {
 
   /**
    * The column `e` is a constant offset of: `e` itself, or `column + c`, `column - c`,
-   * `c + column`, a date plus days, or a date or timestamp plus an interval, with `c` foldable.
+   * `c + column`, a date plus days, a date or timestamp plus an interval, with `c` foldable, or a
+   * monotone [[CandidateKey]] of the column.
    * Integral and decimal additions qualify only in ANSI mode, where overflow fails instead of
    * wrapping around; floating-point offsets only when finite, since `-Infinity + Infinity` is NaN.
    * The column must be deterministic and of a type the operators sort (see
@@ -68,6 +69,7 @@ object SlidingWindow {
       case DateAdd(x, c) if c.foldable => column(x)
       case DateAddYMInterval(x, c) if c.foldable => column(x)
       case Cast(x, dt, _, _) if x.dataType == dt => column(x)
+      case k: CandidateKey if k.monotone => column(k.child)
       case other => Some(other)
     }
     base.filter(b =>

@@ -1,0 +1,57 @@
+package rangejoin.condition
+
+import org.apache.spark.sql.catalyst.expressions._
+
+import rangejoin.local.InequalityOp.{Ge, Le}
+
+/**
+ * Candidate inequalities from open-ended bounds: `x < e OR e IS NULL` (either way round, any of
+ * `< <= > >=`, the NULL test on either operand), the usual "current row" of a type-2 slowly
+ * changing dimension, where a NULL end means "still valid". `x` and `e` read opposite inputs.
+ *
+ * The candidate is `x <= nvl(e, +inf)` ([[NullAsBoundKey]]; `>=` and `-inf` for a lower bound):
+ * a NULL `e` meets every row. It is non-strict and ignores strictness because the conjunct stays
+ * in the condition and decides. A NULL `x` gets the opposite extreme, since
+ * `NULL < e OR e IS NULL` is true when `e` is NULL. `x < coalesce(e, c)` needs no rewrite: it is
+ * already an inequality.
+ *
+ * Only types with extreme values in Spark's ordering qualify (integers, dates, timestamps,
+ * floats and doubles, where NaN is the largest).
+ */
+object OpenEnds {
+
+  def candidates(conjuncts: Seq[Expression], left: AttributeSet, right: AttributeSet)
+      : Seq[Inequality] = conjuncts.filter(_.deterministic).flatMap {
+    case Or(Comparison(a, op, b), IsNull(n)) => candidate(a, op, b, n, left, right)
+    case Or(IsNull(n), Comparison(a, op, b)) => candidate(a, op, b, n, left, right)
+    case _ => None
+  }
+
+  private def candidate(
+      a: Expression,
+      op: rangejoin.local.InequalityOp,
+      b: Expression,
+      nulled: Expression,
+      left: AttributeSet,
+      right: AttributeSet
+  ): Option[Inequality] = {
+    // Orient as `x op e`, `e` the operand that may be NULL.
+    val oriented =
+      if (nulled.semanticEquals(b)) Some((a, op, b))
+      else if (nulled.semanticEquals(a)) Some((b, op.flip, a))
+      else None
+    def only(e: Expression, side: AttributeSet) =
+      e.references.nonEmpty && e.references.subsetOf(side)
+    oriented.filter { case (x, _, e) =>
+      NullAsBoundKey.supports(x.dataType) && x.dataType == e.dataType
+    }.flatMap { case (x, op, e) =>
+      val upper = op.leftSmaller // `x < e`: `e` bounds `x` from above
+      val xKey = NullAsBoundKey(x, high = !upper)
+      val eKey = NullAsBoundKey(e, high = upper)
+      val candidateOp = if (upper) Le else Ge
+      if (only(x, left) && only(e, right)) Some(Inequality(xKey, candidateOp, eKey))
+      else if (only(x, right) && only(e, left)) Some(Inequality(eKey, candidateOp.flip, xKey))
+      else None
+    }
+  }
+}
