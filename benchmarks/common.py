@@ -131,6 +131,54 @@ def keyed_intervals(spark: SparkSession, name: str, rows: int, keys: int, seed: 
     )
 
 
+def facts(spark: SparkSession, rows: int, keys: int, days: int, seed: int) -> str:
+    """Writes (once) and returns the parquet path of facts (id, key, day).
+
+    `key` is uniform over `keys` values and `day` a date uniform over the `days` days from
+    2020-01-01. Uses seeds `seed` to `seed + 3`: `rand(s)` draws partition i from seed s + i, so
+    the two columns take seeds two apart, to stay independent over the two partitions.
+    """
+    return write_once(
+        f"facts_{rows}_{keys}keys_{days}days.parquet",
+        lambda: spark.range(0, rows, numPartitions=2).selectExpr(
+            "id",
+            f"CAST(floor(rand({seed}) * {keys}) AS INT) AS key",
+            f"date_add(DATE'2020-01-01', CAST(rand({seed + 2}) * {days} AS INT)) AS day",
+        ),
+    )
+
+
+def versions(spark: SparkSession, rows: int, keys: int, days: int, seed: int) -> str:
+    """Writes (once) and returns the parquet path of a type-2 slowly changing dimension of `rows`
+    versions (version_id, key, valid_from, valid_to), in order of version_id.
+
+    `key` is uniform over `keys` values (rows / keys versions per key on average) and
+    `valid_from` a date uniform over the `days` days from 2020-01-01. In order of valid_from
+    (then version_id), each version of a key is valid until the next one's valid_from; the last,
+    the key's current version, has valid_to NULL. So a key's versions [valid_from, valid_to) do
+    not overlap (two of one key that start on the same day leave the first empty), and a day
+    falls in at most one of them: in none if it is before the key's first version. Uses seeds
+    `seed` to `seed + 3`, as `facts` does.
+    """
+    return write_once(
+        f"versions_{rows}_{keys}keys_{days}days.parquet",
+        lambda: spark.range(0, rows, numPartitions=2)
+        .selectExpr(
+            "id AS version_id",
+            f"CAST(floor(rand({seed}) * {keys}) AS INT) AS key",
+            f"date_add(DATE'2020-01-01', CAST(rand({seed + 2}) * {days} AS INT)) AS valid_from",
+        )
+        .selectExpr(
+            "version_id",
+            "key",
+            "valid_from",
+            "lead(valid_from) OVER (PARTITION BY key ORDER BY valid_from, version_id) AS valid_to",
+        )
+        .repartitionByRange(2, "version_id")
+        .sortWithinPartitions("version_id"),
+    )
+
+
 def best_of(repeat: int, run, warmup: int = 5):
     """Runs `run` `warmup` times (JIT and caches), then `repeat` times.
 

@@ -10,7 +10,16 @@ from dataclasses import dataclass
 
 from pyspark.sql import SparkSession
 
-from common import employees, intervals, keyed_events, keyed_intervals, points, write_once
+from common import (
+    employees,
+    facts,
+    intervals,
+    keyed_events,
+    keyed_intervals,
+    points,
+    versions,
+    write_once,
+)
 
 
 @dataclass(frozen=True)
@@ -77,6 +86,25 @@ def orders_and_lineitem(spark: SparkSession, rows: int) -> dict:
     return {"orders": orders_path, "lineitem": lineitem_path}
 
 
+def facts_and_versions(spark: SparkSession, rows: int) -> dict:
+    """SCD type 2: `rows` facts over ten years (3,653 days) and a dimension of rows / 10
+    versions, 5 per key on average (rows / 50 keys).
+
+    `rows` is the facts side, as the larger side is in `tpch` and `point_in_period`, so scale 1
+    is the issue's size, 10M facts x 1M versions, as `point_in_period_year` runs 10M periods at
+    scale 1. Unlike `keyed_window` and `keyed_overlap` (5 keys, kept at 100K rows for vanilla
+    Spark's sake), the equality key leaves only about 5 candidate versions per fact, 5e7 pairs
+    for vanilla Spark's equi-join to filter. About a fifth of the facts fall before their key's
+    first version (or have a key with no version) and match none.
+    """
+    dim = max(rows // 10, 1)
+    keys = max(dim // 5, 1)
+    return {
+        "facts": facts(spark, rows, keys, 3653, 91),
+        "dim": versions(spark, dim, keys, 3653, 95),
+    }
+
+
 POINT_IN_PERIOD = (
     "SELECT c.day, count(*) AS active FROM calendar c JOIN periods p "
     "ON c.day >= p.start_day AND c.day < p.end_day GROUP BY c.day"
@@ -86,6 +114,12 @@ POINT_IN_PERIOD = (
 def band_width(rows: int) -> float:
     """Half the band for about one match per row: points are uniform over [0, 1e6)."""
     return 0.5 * 1_000_000 / rows
+
+
+SCD2_LOOKUP = (
+    "SELECT count(*), sum(d.version_id), count(d.valid_to) FROM facts f JOIN dim d "
+    "ON f.key = d.key AND f.day >= d.valid_from AND (f.day < d.valid_to OR d.valid_to IS NULL)"
+)
 
 
 WORKLOADS = [
@@ -129,6 +163,14 @@ WORKLOADS = [
         f"ON r.v BETWEEN s.v - {band_width(n)} AND s.v + {band_width(n)}",
     ),
     Workload(
+        "tolerance_abs",
+        "tolerance join written with abs: abs(r.v - s.v) <= w, band's data and w",
+        1_000_000,
+        lambda spark, n: {"pa": points(spark, "pa", n, 31), "pb": points(spark, "pb", n, 32)},
+        lambda n: f"SELECT count(*), sum(r.id) FROM pa r JOIN pb s "
+        f"ON abs(r.v - s.v) <= {band_width(n)}",
+    ),
+    Workload(
         "keyed_window",
         "equality + time window on 5 keys: l.key = r.key AND l.ts BETWEEN r.ts - 50 AND r.ts + 50",
         100_000,
@@ -149,6 +191,14 @@ WORKLOADS = [
         },
         lambda n: "SELECT count(*), sum(a.id) FROM ca a JOIN cb b "
         "ON a.chrom = b.chrom AND a.start <= b.end AND a.end >= b.start",
+    ),
+    Workload(
+        "scd2",
+        "SCD type-2 lookup: f.key = d.key AND f.day >= d.valid_from AND (f.day < d.valid_to OR "
+        "d.valid_to IS NULL), 10 facts per version",
+        10_000_000,
+        facts_and_versions,
+        lambda n: SCD2_LOOKUP,
     ),
     Workload(
         "exists",

@@ -80,6 +80,9 @@ import rangejoin.execution.{
  *     through which the generated code above reads their output.
  *  1. Otherwise: Spark.
  *
+ * Before the ladder, the inequalities are ordered so that the two that prune best come first
+ * ([[DrivingInequalities]]): the operators drive with the first two.
+ *
  * Each decline is logged at debug level with its reason.
  */
 case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with Logging {
@@ -103,10 +106,13 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
       condition <- join.condition.toRight("the join has no condition")
       _ <- require(!hasStrategyHint(join.hint), s"the join has a strategy hint: ${join.hint}")
       _ <- require(supported(join.joinType), s"join type ${join.joinType} is not supported")
-      conjuncts = JoinConditionAnalysis.analyze(
+      analyzed = JoinConditionAnalysis.analyze(
         condition,
         join.left.outputSet,
         join.right.outputSet
+      )
+      conjuncts = analyzed.copy(inequalities =
+        DrivingInequalities.order(analyzed.inequalities, join.left, join.right)
       )
       _ <- broadcastHintDecline(join, conjuncts.equalities).toLeft(())
       _ <- fewCandidatePairs(join, conjuncts.equalities, conf).toLeft(())

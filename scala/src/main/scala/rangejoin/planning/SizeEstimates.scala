@@ -1,9 +1,10 @@
 package rangejoin.planning
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
-import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan}
+import org.apache.spark.sql.catalyst.plans.logical.{ColumnStat, Join, LogicalPlan}
 import org.apache.spark.sql.catalyst.plans.logical.statsEstimation.EstimationUtils
 import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
+import org.apache.spark.sql.types.Decimal
 
 import rangejoin.condition.Equality
 
@@ -34,16 +35,37 @@ private[planning] object SizeEstimates {
       .map(keys => rows(join.left) * rows(join.right) / keys.max(1))
   }
 
-  /**
-   * The distinct count of column `a` in `plan`'s statistics. When adaptive execution re-plans a
-   * join, the finished stages below it carry runtime row counts but no column statistics, so
-   * the count is then read from the stage's logical plan, as the first planning saw it.
-   */
+  /** The distinct count of column `a` in `plan`'s statistics (see [[columnStat]]). */
   private def distinctCount(plan: LogicalPlan, a: Attribute): Option[BigInt] =
-    plan.stats.attributeStats.get(a).flatMap(_.distinctCount).orElse {
+    columnStat(plan, a)(_.distinctCount)
+
+  /**
+   * The smallest and largest value of numeric, date or timestamp column `a` in `plan`'s
+   * statistics, as doubles (dates in days, timestamps in microseconds).
+   */
+  def valueRange(plan: LogicalPlan, a: Attribute): Option[(Double, Double)] = {
+    def number(v: Any): Option[Double] = v match {
+      case n: java.lang.Number => Some(n.doubleValue)
+      case d: Decimal => Some(d.toDouble)
+      case _ => None
+    }
+    for {
+      min <- columnStat(plan, a)(_.min).flatMap(number)
+      max <- columnStat(plan, a)(_.max).flatMap(number)
+    } yield (min, max)
+  }
+
+  /**
+   * A statistic of column `a` in `plan`'s statistics. When adaptive execution re-plans a join,
+   * the finished stages below it carry runtime row counts but no column statistics, so the
+   * statistic is then read from the stage's logical plan, as the first planning saw it.
+   */
+  private def columnStat[T](plan: LogicalPlan, a: Attribute)(stat: ColumnStat => Option[T])
+      : Option[T] =
+    plan.stats.attributeStats.get(a).flatMap(stat).orElse {
       plan.collectFirst {
         case stage: LogicalQueryStage if stage.logicalPlan.outputSet.contains(a) =>
-          stage.logicalPlan.stats.attributeStats.get(a).flatMap(_.distinctCount)
+          stage.logicalPlan.stats.attributeStats.get(a).flatMap(stat)
       }.flatten
     }
 }
