@@ -113,15 +113,13 @@ object DifferentialHarness {
     val residual = if (rnd.nextBoolean()) Seq("(l.id + r.id) % 3 <> 0") else Nil
     val equality = if (keyed) Seq("l.c = r.c") else Nil
     val condition = rnd.shuffle(equality ++ forms.map(_.sql) ++ residual).mkString(" AND ")
-    val (shape, operator) =
-      if (!keyed) {
-        (rnd.nextInt(shapes.size), if (candidates >= 2) "IEJoin" else "PiecewiseMergeJoin")
-      } else {
-        // A correlated EXISTS or NOT EXISTS over such a condition, Spark decorrelates into a
-        // join of the distinct outer values with `r` without the key: JOIN syntax only.
-        (rnd.nextInt(6), if (window) "SlidingWindowJoin" else "KeyGroupIEJoin")
-      }
-    Query(seed, dataType, shapes(shape)(condition), operator, rewritten = true)
+    val operator =
+      if (!keyed) { if (candidates >= 2) "IEJoin" else "PiecewiseMergeJoin" }
+      else if (window) "SlidingWindowJoin"
+      else "KeyGroupIEJoin"
+    // A correlated EXISTS or NOT EXISTS over such a condition, Spark may decorrelate into a join
+    // of the distinct outer values with `r` and a second join back: JOIN syntax only.
+    Query(seed, dataType, shapes(rnd.nextInt(6))(condition), operator, rewritten = true)
   }
 
   private def keyedQuery(seed: Long, dataType: DataType, rnd: Random, ansi: Boolean): Query = {

@@ -1,0 +1,118 @@
+package rangejoin
+
+import org.apache.spark.sql.{DataFrame, Encoders}
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.streaming.runtime.{MemoryStream, StreamingQueryWrapper}
+import org.apache.spark.sql.execution.streaming.operators.stateful.join.StreamingSymmetricHashJoinExec
+
+import rangejoin.config.RangeJoinConf
+
+/**
+ * Structured Streaming with the extension on: a stream-static join with a range condition runs
+ * on the plugin's operators in every micro-batch and answers as the same join over all the
+ * stream's rows in batch with the extension off; a stream-stream join stays Spark's stateful
+ * join and answers as with the extension off.
+ */
+class StreamingSuite extends RangeJoinTestBase {
+
+  /** Ranges `[lo, hi)` of width 15 every 10 from 0: each value is in one or two of them. */
+  private def ranges(rows: Int): DataFrame =
+    spark.range(0, rows).selectExpr("id AS sid", "id * 10 AS lo", "id * 10 + 15 AS hi")
+
+  private val batches: Seq[Seq[Long]] = Seq(
+    Seq(5L, 5L, 17L, 3999L, 4000L, -1L),
+    Seq.tabulate(300)(i => (i * 37L) % 5200),
+    Nil,
+    Seq(12L, 14L, 15L, 4990L, 5100L)
+  )
+
+  /**
+   * `join` over a memory stream of `batches` (column `v`), one micro-batch each, into a memory
+   * sink; its rows and the last micro-batch's executed plan.
+   */
+  private def runStream(join: DataFrame => DataFrame): (Seq[String], SparkPlan) = {
+    val input = MemoryStream[Long](Encoders.scalaLong, spark.sqlContext)
+    val query = join(input.toDF().withColumnRenamed("value", "v")).writeStream
+      .format("memory")
+      .queryName("stream_out")
+      .outputMode("append")
+      .start()
+    try {
+      for (batch <- batches) {
+        input.addData(batch)
+        query.processAllAvailable()
+      }
+      val plan = query.asInstanceOf[StreamingQueryWrapper].streamingQuery.lastExecution
+      (multiset(spark.table("stream_out")), plan.executedPlan)
+    } finally query.stop()
+  }
+
+  /** Checks `join` streamed against the same join in batch with the extension off. */
+  private def checkStreamStatic(join: DataFrame => DataFrame, operator: String): Unit = {
+    val (rows, plan) = runStream(join)
+    assert(rangeJoins(plan) == Seq(operator), plan)
+    val expected = withConf(RangeJoinConf.Enabled.key -> "false") {
+      val all = spark.createDataset(batches.flatten)(Encoders.scalaLong).toDF("v")
+      multiset(join(all))
+    }
+    assert(rows == expected)
+    assert(rows.nonEmpty)
+  }
+
+  private def rangeJoin(static: DataFrame, condition: String, how: String)(stream: DataFrame) =
+    stream.join(static, org.apache.spark.sql.functions.expr(condition), how)
+
+  test("stream-static joins with a small static side broadcast it as a sorted index") {
+    withConf(RangeJoinConf.BroadcastEnabled.key -> "true") {
+      for (how <- Seq("inner", "left_outer")) {
+        checkStreamStatic(rangeJoin(ranges(600), "v >= lo AND v < hi", how), "BroadcastRangeJoin")
+      }
+    }
+  }
+
+  test("stream-static joins with a large static side run as IEJoin in each micro-batch") {
+    withConf("spark.sql.autoBroadcastJoinThreshold" -> "-1") {
+      for (how <- Seq("inner", "left_outer")) {
+        checkStreamStatic(rangeJoin(ranges(600), "v >= lo AND v < hi", how), "IEJoin")
+      }
+      // A condition written as a difference, rewritten into candidate inequalities.
+      checkStreamStatic(rangeJoin(ranges(600), "abs(v - lo) <= 3", "inner"), "IEJoin")
+    }
+  }
+
+  test("a stream-stream join with watermarks stays Spark's and answers as without the plugin") {
+    def streamStream(): (Seq[String], SparkPlan) = {
+      val (a, b) = (
+        MemoryStream[Long](Encoders.scalaLong, spark.sqlContext),
+        MemoryStream[Long](Encoders.scalaLong, spark.sqlContext)
+      )
+      def events(s: MemoryStream[Long], p: String) = s.toDF().selectExpr(
+        s"value % 5 AS ${p}k",
+        s"timestamp_seconds(value) AS ${p}t",
+        s"value AS ${p}v"
+      ).withWatermark(s"${p}t", "10 seconds")
+      val joined = events(a, "a").join(
+        events(b, "b"),
+        org.apache.spark.sql.functions.expr(
+          "ak = bk AND at BETWEEN bt - INTERVAL 3 SECONDS AND bt + INTERVAL 3 SECONDS"
+        )
+      )
+      val query = joined.writeStream.format("memory").queryName("stream_stream").start()
+      try {
+        for (i <- 0 until 4) {
+          a.addData((i * 40L) until (i * 40L + 40))
+          b.addData((i * 40L + 2) until (i * 40L + 42) by 3)
+          query.processAllAvailable()
+        }
+        val plan = query.asInstanceOf[StreamingQueryWrapper].streamingQuery.lastExecution
+        (multiset(spark.table("stream_stream")), plan.executedPlan)
+      } finally query.stop()
+    }
+    val (rows, plan) = streamStream()
+    assert(rangeJoins(plan).isEmpty, plan)
+    assert(collect(plan) { case j: StreamingSymmetricHashJoinExec => j }.size == 1, plan)
+    val vanilla = withConf(RangeJoinConf.Enabled.key -> "false")(streamStream()._1)
+    assert(rows == vanilla)
+    assert(rows.nonEmpty)
+  }
+}
