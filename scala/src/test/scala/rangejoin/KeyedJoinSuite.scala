@@ -9,16 +9,6 @@ import rangejoin.execution.KeyClusteredJoinExec
  */
 class KeyedJoinSuite extends RangeJoinTestBase {
 
-  private val joinShapes: Seq[String => String] = Seq(
-    c => s"SELECT l.id, r.id FROM l JOIN r ON $c",
-    c => s"SELECT l.id, r.id FROM l LEFT JOIN r ON $c",
-    c => s"SELECT l.id, r.id FROM l RIGHT JOIN r ON $c",
-    c => s"SELECT l.id, r.id FROM l FULL JOIN r ON $c",
-    c => s"SELECT l.id FROM l LEFT SEMI JOIN r ON $c",
-    c => s"SELECT l.id FROM l LEFT ANTI JOIN r ON $c",
-    c => s"SELECT l.id FROM l WHERE l.id % 3 = 0 OR EXISTS (SELECT 1 FROM r WHERE $c)"
-  )
-
   /**
    * Events: `k` one of `keys` keys or NULL, `ts` a timestamp, `v` a double with NaN and -0.0,
    * `[s, e]` an interval; NULLs in `ts`. Checkpointed, so the optimizer sees plain columns.

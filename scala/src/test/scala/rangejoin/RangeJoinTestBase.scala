@@ -54,6 +54,21 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
       }
   }
 
+  /**
+   * A query of tables `l` and `r` joined on a condition, in each join type: inner, left, right
+   * and full outer, left semi and anti (JOIN syntax, the first six), and an existence join (an
+   * EXISTS within a disjunction).
+   */
+  val joinShapes: Seq[String => String] = Seq(
+    c => s"SELECT l.id, r.id FROM l JOIN r ON $c",
+    c => s"SELECT l.id, r.id FROM l LEFT JOIN r ON $c",
+    c => s"SELECT l.id, r.id FROM l RIGHT JOIN r ON $c",
+    c => s"SELECT l.id, r.id FROM l FULL JOIN r ON $c",
+    c => s"SELECT l.id FROM l LEFT SEMI JOIN r ON $c",
+    c => s"SELECT l.id FROM l LEFT ANTI JOIN r ON $c",
+    c => s"SELECT l.id FROM l WHERE l.id % 3 = 0 OR EXISTS (SELECT 1 FROM r WHERE $c)"
+  )
+
   def ieJoins(plan: SparkPlan): Seq[IEJoinExec] = collect(plan) { case j: IEJoinExec => j }
 
   /** The range-join operators in `plan`, by node name ("IEJoin", "SlidingWindowJoin", ...). */

@@ -11,16 +11,6 @@ import org.apache.spark.sql.types._
  */
 class RewrittenConditionsSuite extends RangeJoinTestBase {
 
-  private val joinShapes: Seq[String => String] = Seq(
-    c => s"SELECT l.id, r.id FROM l JOIN r ON $c",
-    c => s"SELECT l.id, r.id FROM l LEFT JOIN r ON $c",
-    c => s"SELECT l.id, r.id FROM l RIGHT JOIN r ON $c",
-    c => s"SELECT l.id, r.id FROM l FULL JOIN r ON $c",
-    c => s"SELECT l.id FROM l LEFT SEMI JOIN r ON $c",
-    c => s"SELECT l.id FROM l LEFT ANTI JOIN r ON $c",
-    c => s"SELECT l.id FROM l WHERE l.id % 3 = 0 OR EXISTS (SELECT 1 FROM r WHERE $c)"
-  )
-
   /**
    * ANSI on and off by codegen on and off; "codegen off" also evaluates expressions (the
    * candidate keys among them) interpreted, and "on" fails instead of falling back to that.
