@@ -102,14 +102,16 @@ object DifferentialHarness {
    * ends ([[RewrittenForms]]), on columns `a` and `b`, maybe with `l.c = r.c`. Each form stays a
    * residual and adds one or two candidate inequalities, which decide the operator: without the
    * key, IEJoin for two or more and PiecewiseMergeJoin for one; with it, SlidingWindowJoin for a
-   * band whose keys are monotone, else KeyGroupIEJoin (the key only with two or more).
+   * band whose keys are monotone, else KeyGroupIEJoin (the key only with two or more, open ends
+   * not counted).
    */
   private def rewrittenQuery(seed: Long, dataType: DataType, rnd: Random, ansi: Boolean)
       : Query = {
     val forms = Seq("a", "b").take(1 + rnd.nextInt(2)).map(RewrittenForms.draw(dataType, _, rnd))
     val candidates = forms.map(_.candidates).sum
     val window = forms.exists(_.window(ansi))
-    val keyed = (window || candidates >= 2) && rnd.nextInt(3) == 0
+    val keyedCandidates = forms.filterNot(_.openEnd).map(_.candidates).sum
+    val keyed = (window || keyedCandidates >= 2) && rnd.nextInt(3) == 0
     val residual = if (rnd.nextBoolean()) Seq("(l.id + r.id) % 3 <> 0") else Nil
     val equality = if (keyed) Seq("l.c = r.c") else Nil
     val condition = rnd.shuffle(equality ++ forms.map(_.sql) ++ residual).mkString(" AND ")

@@ -112,6 +112,16 @@ class RewrittenConditionsSuite extends RangeJoinTestBase {
     }
   }
 
+  test("with equality keys an open end's candidate does not count: Spark's hash join") {
+    // A type-2 dimension: a few versions per key, where Spark's hash join is faster.
+    tables(IntegerType, 3)
+    checkOperator(
+      "SELECT l.id, r.id FROM l JOIN r ON l.c = r.c AND l.a >= r.a AND " +
+        "(l.a < r.b OR r.b IS NULL)",
+      None
+    )
+  }
+
   test("an open end alone plans PiecewiseMergeJoin; a NULL x meets a NULL end") {
     assert(check(IntegerType, "l.a <= r.b OR r.b IS NULL", always("PiecewiseMergeJoin")) > 0)
     assert(check(DoubleType, "l.a IS NULL OR l.a > r.b", always("PiecewiseMergeJoin")) > 0)

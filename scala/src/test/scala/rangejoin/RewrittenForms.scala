@@ -13,9 +13,15 @@ object RewrittenForms {
 
   /**
    * A drawn condition: its SQL, how many candidate inequalities it gives, and whether, with
-   * ANSI on or off, those form a sliding window (a band whose keys are monotone).
+   * ANSI on or off, those form a sliding window (a band whose keys are monotone); `openEnd` for
+   * `x op e OR e IS NULL`, whose candidate the keyed rung does not count.
    */
-  final case class Form(sql: String, candidates: Int, window: Boolean => Boolean)
+  final case class Form(
+      sql: String,
+      candidates: Int,
+      window: Boolean => Boolean,
+      openEnd: Boolean = false
+  )
 
   def supports(dt: DataType): Boolean = dt match {
     case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType => true
@@ -71,7 +77,7 @@ object RewrittenForms {
         val sql =
           if (rnd.nextBoolean()) s"($x $op $y OR $nulled IS NULL)"
           else s"($nulled IS NULL OR $x $op $y)"
-        Form(sql, 1, _ => false)
+        Form(sql, 1, _ => false, openEnd = true)
     }
   }
 }

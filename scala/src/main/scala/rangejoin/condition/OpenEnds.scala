@@ -27,6 +27,10 @@ object OpenEnds {
     case _ => None
   }
 
+  /** Whether `ineq` is an open end's candidate, as [[candidates]] builds them. */
+  def isCandidate(ineq: Inequality): Boolean =
+    ineq.left.isInstanceOf[NullAsBoundKey] && ineq.right.isInstanceOf[NullAsBoundKey]
+
   private def candidate(
       a: Expression,
       op: rangejoin.local.InequalityOp,
