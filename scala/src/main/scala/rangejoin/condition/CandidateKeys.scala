@@ -51,13 +51,9 @@ final case class IntegralOffsetKey(child: Expression, offset: Long, guard: Optio
       ctx,
       ev,
       c => {
-        val (v, sum, o) = (ctx.freshName("v"), ctx.freshName("sum"), javaLong(offset))
-        val add =
-          s"""long $sum = $v + $o;
-             |if ((($v ^ $sum) & ($o ^ $sum)) < 0L) {
-             |  $sum = ${if (offset > 0) "Long.MAX_VALUE" else "Long.MIN_VALUE"};
-             |}
-             |${ev.value} = $sum;""".stripMargin
+        val v = ctx.freshName("v")
+        val add = s"${ev.value} = ${classOf[IntegralOffsetKey].getName}.saturatingAdd($v, " +
+          s"${javaLong(offset)});"
         val body = guard.fold(add) { g =>
           val t = javaLong(g.threshold)
           s"""if ($v >= $t || $v <= -$t) {

@@ -154,13 +154,8 @@ object DifferenceBounds {
   /** `e` as a difference of a left and a right expression, through exact widening casts. */
   private def difference(e: Expression, left: AttributeSet, right: AttributeSet)
       : Option[Difference] = {
-    def oriented(x: Expression, y: Expression, arithmetic: Arithmetic) = {
-      def only(e: Expression, side: AttributeSet) =
-        e.deterministic && e.references.nonEmpty && e.references.subsetOf(side)
-      if (only(x, left) && only(y, right)) Some(Difference(x, y, xLeft = true, arithmetic))
-      else if (only(x, right) && only(y, left)) Some(Difference(x, y, xLeft = false, arithmetic))
-      else None
-    }
+    def oriented(x: Expression, y: Expression, arithmetic: Arithmetic) =
+      JoinConditionAnalysis.sides(x, y, left, right).map(Difference(x, y, _, arithmetic))
     exactWidening(e) match {
       case s @ Subtract(x, y, _) =>
         s.dataType match {

@@ -73,7 +73,16 @@ object JoinConditionAnalysis extends PredicateHelper {
     case _ => false
   }
 
-  private def sides(a: Expression, b: Expression, left: AttributeSet, right: AttributeSet)
+  /**
+   * Whether `a` reads only the left input and `b` only the right (Some(true)), the other way
+   * round (Some(false)), or neither; each must reference at least one column.
+   */
+  private[condition] def sides(
+      a: Expression,
+      b: Expression,
+      left: AttributeSet,
+      right: AttributeSet
+  )
       : Option[Boolean] = {
     def only(e: Expression, side: AttributeSet) =
       e.references.nonEmpty && e.references.subsetOf(side)

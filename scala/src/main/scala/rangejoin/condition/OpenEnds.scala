@@ -44,8 +44,6 @@ object OpenEnds {
       if (nulled.semanticEquals(b)) Some((a, op, b))
       else if (nulled.semanticEquals(a)) Some((b, op.flip, a))
       else None
-    def only(e: Expression, side: AttributeSet) =
-      e.references.nonEmpty && e.references.subsetOf(side)
     oriented.filter { case (x, _, e) =>
       NullAsBoundKey.supports(x.dataType) && x.dataType == e.dataType
     }.flatMap { case (x, op, e) =>
@@ -53,9 +51,9 @@ object OpenEnds {
       val xKey = NullAsBoundKey(x, high = !upper)
       val eKey = NullAsBoundKey(e, high = upper)
       val candidateOp = if (upper) Le else Ge
-      if (only(x, left) && only(e, right)) Some(Inequality(xKey, candidateOp, eKey))
-      else if (only(x, right) && only(e, left)) Some(Inequality(eKey, candidateOp.flip, xKey))
-      else None
+      JoinConditionAnalysis.sides(x, e, left, right).map { xLeft =>
+        if (xLeft) Inequality(xKey, candidateOp, eKey) else Inequality(eKey, candidateOp.flip, xKey)
+      }
     }
   }
 }

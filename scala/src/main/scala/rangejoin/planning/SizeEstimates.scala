@@ -49,10 +49,9 @@ private[planning] object SizeEstimates {
       case d: Decimal => Some(d.toDouble)
       case _ => None
     }
-    for {
-      min <- columnStat(plan, a)(_.min).flatMap(number)
-      max <- columnStat(plan, a)(_.max).flatMap(number)
-    } yield (min, max)
+    columnStat(plan, a) { stat =>
+      for (min <- stat.min.flatMap(number); max <- stat.max.flatMap(number)) yield (min, max)
+    }
   }
 
   /**
