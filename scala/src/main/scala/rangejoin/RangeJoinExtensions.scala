@@ -3,7 +3,7 @@ package rangejoin
 import org.apache.spark.sql.SparkSessionExtensions
 
 import rangejoin.adaptive.SplitSkewedKeyPartitions
-import rangejoin.planning.RangeJoinStrategy
+import rangejoin.planning.{AcceptAsOfJoins, AsOfJoinStrategy, RangeJoinStrategy}
 
 /**
  * Registers spark-rangejoin with a Spark session.
@@ -21,6 +21,9 @@ class RangeJoinExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     // Planner: join conditions with inequalities become range-join operators.
     extensions.injectPlannerStrategy(session => RangeJoinStrategy(session))
+    // Analysis: an as-of join becomes a nearest-match join before Spark's optimizer rewrites it.
+    extensions.injectPostHocResolutionRule(session => AcceptAsOfJoins(session))
+    extensions.injectPlannerStrategy(session => AsOfJoinStrategy(session))
     // Adaptive execution: a keyed join's skewed partitions run in several tasks.
     extensions.injectQueryStagePrepRule(_ => SplitSkewedKeyPartitions)
   }

@@ -9,6 +9,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import rangejoin.config.RangeJoinConf
 import rangejoin.execution.{
+  AsOfJoinExec,
   BlockRangeJoinExec,
   BoundFilterJoinExec,
   BroadcastRangeJoinExec,
@@ -77,6 +78,7 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
     case j: BoundFilterJoinExec => j.nodeName
     case j: BroadcastRangeJoinExec => j.nodeName
     case j: KeyClusteredJoinExec => j.nodeName
+    case j: AsOfJoinExec => j.nodeName
   }
 
   /** The rows of `df` as a sorted list of their string forms: a multiset, exact to the bit. */

@@ -115,6 +115,14 @@ object RangeJoinConf extends Logging {
     default = true
   )
 
+  val AsOfJoinEnabled: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.asOfJoin.enabled",
+    "Plan Spark's as-of joins (DataFrame joinAsOf, pandas-on-Spark merge_asof) as AsOfJoinExec, " +
+      "a nearest-match search per key, instead of Spark's rewrite into a join of every " +
+      "distinct left as-of value with every right row. Read when the DataFrame is analyzed.",
+    default = true
+  )
+
   val BlockRows: ConfEntry[Int] = positiveIntEntry(
     "spark.rangejoin.blockRows",
     "Most rows in one sorted block: every partition of a join input is sorted on its first " +
@@ -178,6 +186,7 @@ object RangeJoinConf extends Logging {
       PiecewiseMergeJoinEnabled,
       SlidingWindowJoinEnabled,
       BroadcastEnabled,
+      AsOfJoinEnabled,
       BlockRows,
       SortSpillRows,
       RangePartitionMinRows,

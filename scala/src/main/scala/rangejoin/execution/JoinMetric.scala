@@ -28,6 +28,11 @@ object JoinMetric {
       extends JoinMetric("spillSize", SQLMetrics.createSizeMetric(_, "window spill size"))
   case object BlocksOnDisk
       extends JoinMetric("blocksOnDisk", SQLMetrics.createSizeMetric(_, "sorted blocks on disk"))
+  case object FullSearches
+      extends JoinMetric(
+        "fullSearches",
+        SQLMetrics.createMetric(_, "as-of rows searched in full (values near overflow)")
+      )
   case object PeakMemory
       extends JoinMetric("peakMemory", SQLMetrics.createSizeMetric(_, "peak memory"))
 }

@@ -1,0 +1,159 @@
+package rangejoin.execution
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  BindReferences,
+  Expression,
+  GenericInternalRow,
+  JoinedRow,
+  Predicate,
+  UnsafeProjection,
+  UnsafeRow
+}
+import org.apache.spark.sql.catalyst.plans.{JoinType, LeftOuter}
+import org.apache.spark.sql.catalyst.plans.physical.{
+  BroadcastDistribution,
+  ClusteredDistribution,
+  Distribution,
+  IdentityBroadcastMode,
+  Partitioning,
+  UnspecifiedDistribution
+}
+import org.apache.spark.sql.execution.{BinaryExecNode, ExplainUtils, SparkPlan}
+
+import rangejoin.condition.{AsOfCondition, AsOfDirection}
+import rangejoin.execution.keyed.{AsOfIndex, AsOfSearch, AsOfValue, KeyGroupMemory}
+import rangejoin.execution.runtime.JoinMemory
+
+/**
+ * Spark's as-of join (`joinAsOf`, pandas-on-Spark `merge_asof`) as a nearest-match search:
+ * each task indexes its right rows by key and as-of value ([[keyed.AsOfIndex]]), and each left
+ * row walks its key's rows outward from its own as-of value until the first that qualifies
+ * ([[keyed.AsOfSearch]], where the walk's invariants are). O((n + m) log m) where Spark's
+ * rewrite joins every distinct left as-of value with every right row.
+ *
+ * The right input is broadcast when `broadcast` (always without equality keys), else both
+ * inputs are hash-partitioned on the keys. Left rows stay where they are and come out in their
+ * order, inner (rows with no answer dropped) or left outer (padded with NULLs).
+ *
+ * The fields are [[rangejoin.condition.AsOfCondition]]'s, Spark's expressions untouched.
+ */
+case class AsOfJoinExec(
+    leftAsOf: Expression,
+    rightAsOf: Expression,
+    direction: AsOfDirection,
+    leftKeys: Seq[Expression],
+    rightKeys: Seq[Expression],
+    residual: Option[Expression],
+    asOfCondition: Expression,
+    orderExpression: Expression,
+    tolerance: Option[Long],
+    joinType: JoinType,
+    broadcast: Boolean,
+    left: SparkPlan,
+    right: SparkPlan
+) extends BinaryExecNode
+    with JoinMetrics {
+  require(broadcast || leftKeys.nonEmpty, "An as-of join without equality keys broadcasts")
+
+  override def output: Seq[Attribute] = JoinOutput(joinType, left.output, right.output)
+
+  override def outputPartitioning: Partitioning = left.outputPartitioning
+
+  override def requiredChildDistribution: Seq[Distribution] =
+    if (broadcast) UnspecifiedDistribution :: BroadcastDistribution(IdentityBroadcastMode) :: Nil
+    else ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
+
+  override protected def reportedMetrics: Seq[JoinMetric] =
+    Seq(JoinMetric.NumOutputRows, JoinMetric.FullSearches, JoinMetric.PeakMemory)
+
+  private def describe: Seq[(String, String)] = Seq(
+    "Join type" -> joinType.toString,
+    "Direction" -> direction.description,
+    "As of" -> s"${leftAsOf.sql} ~ ${rightAsOf.sql}",
+    "Keys" -> leftKeys.zip(rightKeys).map { case (l, r) => s"${l.sql} = ${r.sql}" }.mkString(", "),
+    "As-of condition" -> asOfCondition.sql,
+    "Residual" -> residual.map(_.sql).getOrElse("None"),
+    "Right input" -> (if (broadcast) "broadcast" else "hash-partitioned on the keys")
+  )
+
+  override def simpleString(maxFields: Int): String =
+    s"$nodeName " + describe.map { case (k, v) => s"${k.toLowerCase}: $v" }.mkString(", ")
+
+  override def verboseStringWithOperatorId(): String =
+    (formattedNodeName +: describe.map { case (k, v) => ExplainUtils.generateFieldString(k, v) })
+      .mkString("\n", "\n", "\n")
+
+  override protected def doExecute(): RDD[InternalRow] =
+    if (broadcast) {
+      val rights = right.executeBroadcast[Array[InternalRow]]()
+      left.execute().mapPartitions(rows => join(rows, rights.value.iterator))
+    } else {
+      left.execute().zipPartitions(right.execute())(join)
+    }
+
+  /** One task: index the right rows, then answer each left row. */
+  private def join(
+      lefts: Iterator[InternalRow],
+      rights: Iterator[InternalRow]
+  ): Iterator[InternalRow] = {
+    // Right columns bound as nullable: a left outer join's unmatched rows pad them with NULLs.
+    val both = left.output ++ right.output.map(_.withNullability(true))
+    def bindBoth(e: Expression) = BindReferences.bindReference(e, both)
+    val memory = new KeyGroupMemory(JoinMemory.forTask(metric(JoinMetric.PeakMemory)))
+    val index = AsOfIndex.build(
+      rights,
+      UnsafeProjection.create(rightKeys, right.output),
+      new AsOfValue(BindReferences.bindReference(rightAsOf, right.output)),
+      right.output.map(_.dataType),
+      memory
+    )
+    val search = new AsOfSearch(
+      direction,
+      Predicate.create(bindBoth(asOfCondition)),
+      residual.map(r => Predicate.create(bindBoth(r))),
+      bindBoth(orderExpression),
+      tolerance,
+      AsOfCondition.codeRange(leftAsOf.dataType),
+      right.output.size,
+      metric(JoinMetric.FullSearches)
+    )
+    val leftKey = UnsafeProjection.create(leftKeys, left.output)
+    val leftValue = new AsOfValue(BindReferences.bindReference(leftAsOf, left.output))
+    val result = UnsafeProjection.create(output, both)
+    val joined = new JoinedRow
+    val padding = new GenericInternalRow(right.output.size)
+    val reuse = new UnsafeRow(right.output.size)
+    val numOutputRows = metric(JoinMetric.NumOutputRows)
+
+    /** The output row for `row`, or null if an inner join drops it. */
+    def answer(row: InternalRow): InternalRow = {
+      val key = leftKey(row)
+      val g = if (key.anyNull || !leftValue.of(row)) -1 else index.group(key)
+      val found = if (g < 0) -1 else search.nearest(row, leftValue.code, index, g)
+      if (found >= 0) result(joined(row, index.rows.row(found, reuse)))
+      else if (joinType == LeftOuter) result(joined(row, padding))
+      else null
+    }
+
+    new Iterator[InternalRow] {
+      private var pending: InternalRow = _
+      override def hasNext: Boolean = {
+        while (pending == null && lefts.hasNext) pending = answer(lefts.next())
+        pending != null
+      }
+      override def next(): InternalRow = {
+        if (!hasNext) throw new NoSuchElementException
+        val row = pending
+        pending = null
+        numOutputRows += 1
+        row
+      }
+    }
+  }
+
+  override protected def withNewChildrenInternal(newLeft: SparkPlan, newRight: SparkPlan)
+      : AsOfJoinExec = copy(left = newLeft, right = newRight)
+}

@@ -1,0 +1,138 @@
+package rangejoin.execution.keyed
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.types._
+
+import rangejoin.execution.blocks.{HeapBudget, PackedRows}
+import rangejoin.local.RadixSort
+
+/**
+ * One input's as-of value as a 64-bit code in the value's own order: integers as they are,
+ * dates as days, timestamps as microseconds (the types
+ * `rangejoin.condition.AsOfCondition.codeRange` accepts).
+ *
+ * @param value the as-of expression, bound to the input's columns
+ */
+final class AsOfValue(value: Expression) {
+  private val projection = UnsafeProjection.create(Seq(value))
+  private val read: UnsafeRow => Long = value.dataType match {
+    case ByteType => _.getByte(0).toLong
+    case ShortType => _.getShort(0).toLong
+    case IntegerType | DateType => _.getInt(0).toLong
+    case LongType | TimestampType | TimestampNTZType => _.getLong(0)
+    case other => throw new IllegalArgumentException(s"No as-of code for $other")
+  }
+  private var last: UnsafeRow = _
+
+  /** Evaluates the value on `row`; false if it is NULL, else [[code]] is its code. */
+  def of(row: InternalRow): Boolean = {
+    last = projection(row)
+    !last.isNullAt(0)
+  }
+
+  /** The code of the value [[of]] last evaluated, if not NULL. */
+  def code: Long = read(last)
+}
+
+/**
+ * The right input of an as-of join, grouped by its equality keys and, within each group, in
+ * ascending order of as-of value (equal values in the order they arrived): group `g` is
+ * positions `start(g)` until `end(g)` of `codes` and `rows`.
+ *
+ * Rows with a NULL key or a NULL as-of value are left out: `NULL = k` and every comparison with
+ * a NULL as-of value are never true, and Spark's `min_by` ignores the NULL distance of the one
+ * condition that accepts them (nearest, exact matches, no tolerance: `true`).
+ */
+final class AsOfIndex private (
+    groups: java.util.HashMap[UnsafeRow, Integer],
+    starts: Array[Int],
+    val codes: Array[Long],
+    val rows: PackedRows
+) {
+
+  /** The group of rows whose keys are `key`, or -1 if none. */
+  def group(key: UnsafeRow): Int = {
+    val g = groups.get(key)
+    if (g == null) -1 else g.intValue
+  }
+
+  def start(group: Int): Int = starts(group)
+  def end(group: Int): Int = starts(group + 1)
+}
+
+object AsOfIndex {
+
+  /**
+   * Indexes `rows`. Rows are copied into one packed array, their codes sorted by a stable radix
+   * sort and then regrouped by a stable counting sort on the group number, so each group comes
+   * out in code order: O(n) after the hashing of the keys.
+   *
+   * @param keyOf the rows' equality keys (an empty row when there are none: one group)
+   * @param asOf the rows' as-of value
+   * @param types the rows' column types
+   */
+  def build(
+      rows: Iterator[InternalRow],
+      keyOf: UnsafeProjection,
+      asOf: AsOfValue,
+      types: Seq[DataType],
+      budget: HeapBudget
+  ): AsOfIndex = {
+    val groups = new java.util.HashMap[UnsafeRow, Integer]()
+    val packed = new PackedRows.Builder(types.size, budget)
+    val codes = Array.newBuilder[Long]
+    val groupOf = Array.newBuilder[Int]
+    val toUnsafe = UnsafeProjection.create(types.toArray)
+    rows.foreach { row =>
+      val key = keyOf(row)
+      if (!key.anyNull && asOf.of(row)) {
+        val known = groups.get(key)
+        val g = if (known != null) known.intValue
+        else {
+          groups.put(key.copy(), groups.size)
+          groups.size - 1
+        }
+        codes += asOf.code
+        groupOf += g
+        packed += (row match {
+          case unsafe: UnsafeRow => unsafe
+          case other => toUnsafe(other)
+        })
+      }
+    }
+    val unsorted = codes.result()
+    budget.allocate(24L * unsorted.length)
+    val byCode = RadixSort.sortedIndices(unsorted)
+    val (order, starts) = regroup(byCode, groupOf.result(), groups.size)
+    new AsOfIndex(
+      groups,
+      starts,
+      RadixSort.gather(unsorted, order),
+      packed.result().permuted(order, budget)
+    )
+  }
+
+  /**
+   * A stable counting sort of `order` by `groupOf`: the positions of group 0 in the order they
+   * have in `order`, then group 1's, ...; and where each group starts.
+   */
+  private def regroup(
+      order: Array[Int],
+      groupOf: Array[Int],
+      numGroups: Int
+  ): (Array[Int], Array[Int]) = {
+    val starts = new Array[Int](numGroups + 1)
+    groupOf.foreach(g => starts(g + 1) += 1)
+    var g = 0
+    while (g < numGroups) { starts(g + 1) += starts(g); g += 1 }
+    val next = starts.clone()
+    val grouped = new Array[Int](order.length)
+    order.foreach { i =>
+      val gi = groupOf(i)
+      grouped(next(gi)) = i
+      next(gi) += 1
+    }
+    (grouped, starts)
+  }
+}

@@ -1,0 +1,246 @@
+package rangejoin
+
+import scala.util.Random
+
+import org.apache.spark.sql.{Column, DataFrame}
+import org.apache.spark.sql.catalyst.plans.logical.AsOfJoin
+import org.apache.spark.sql.execution.rangejoin.AsOfJoins
+import org.apache.spark.sql.functions.{abs, col, expr, lit}
+import org.apache.spark.sql.internal.SQLConf
+
+import rangejoin.config.RangeJoinConf
+import rangejoin.execution.{AsOfJoinExec, JoinMetric}
+
+/**
+ * Spark's as-of join (`joinAsOf`) runs as [[AsOfJoinExec]] and answers as Spark's own rewrite:
+ * every direction, exact matches allowed or not, with and without a tolerance, inner and left
+ * outer, equality keys or none, a further condition, NULL keys and as-of values, integers, dates
+ * and timestamps, ANSI on and off, and values where Spark's arithmetic wraps.
+ *
+ * Spark picks any one of several right rows at the same distance, so the random right tables
+ * have distinct as-of values, all multiples of 4; nearest joins, which can also tie
+ * across the two sides, compare the distance they found where left values may be even, and
+ * whole rows where they are odd.
+ */
+class AsOfJoinSuite extends RangeJoinTestBase {
+
+  private val asOfTypes = Seq("int", "bigint", "date", "timestamp")
+
+  /** `v` (a small integer) as a value of `asOfType`. */
+  private def asType(v: String, asOfType: String): String = asOfType match {
+    case "date" => s"date_add(DATE'2024-01-01', $v)"
+    case "timestamp" => s"timestamp_seconds(1700000000 + $v)"
+    case t => s"CAST($v AS $t)"
+  }
+
+  /** Tolerance 7 in `asOfType`'s units. */
+  private def tolerance(asOfType: String): Column = asOfType match {
+    case "date" => expr("INTERVAL 7 DAYS")
+    case "timestamp" => expr("INTERVAL 7 SECONDS")
+    case t => expr(s"CAST(7 AS $t)")
+  }
+
+  /**
+   * Left rows (`id`, key `k`, as-of `t`) and right rows (`rid`, `rk`, `rt`, `q`); a tenth of
+   * keys and as-of values NULL. Right as-of values are distinct and multiples of 4; left ones
+   * odd when `oddLeft`.
+   */
+  private def tables(asOfType: String, seed: Long, oddLeft: Boolean): (DataFrame, DataFrame) = {
+    val rnd = new Random(seed)
+    def nullOr(p: Double, v: => String) = if (rnd.nextDouble() < p) "NULL" else v
+    val lefts = (0 until 120).map { id =>
+      val t = rnd.nextInt(800) / (if (oddLeft) 2 else 1) * (if (oddLeft) 2 else 1) + (if (oddLeft) 1
+                                                                                      else 0)
+      (id, nullOr(0.1, rnd.nextInt(5).toString), nullOr(0.1, t.toString))
+    }
+    val rights = rnd.shuffle((0 until 200).toList).take(100 + rnd.nextInt(60)).zipWithIndex.map {
+      case (v, rid) =>
+        (rid, nullOr(0.1, rnd.nextInt(5).toString), nullOr(0.1, (v * 4).toString), rnd.nextInt(10))
+    }
+    def view(rows: Seq[String], columns: String) =
+      spark.sql(s"SELECT * FROM VALUES ${rows.mkString(", ")} AS v($columns)")
+    val left = view(
+      lefts.map { case (id, k, t) => s"($id, CAST($k AS INT), ${asType(t, asOfType)})" },
+      "id, k, t"
+    )
+    val right = view(
+      rights.map { case (rid, k, t, q) =>
+        s"($rid, CAST($k AS INT), ${asType(t, asOfType)}, CAST($q AS DOUBLE) / 10)"
+      },
+      "rid, rk, rt, q"
+    )
+    (left, right)
+  }
+
+  /** One as-of join of the random tables. */
+  private final case class Query(
+      asOfType: String,
+      seed: Long,
+      direction: String,
+      exact: Boolean,
+      withTolerance: Boolean,
+      how: String,
+      keyed: Boolean,
+      residual: Boolean
+  ) {
+    private def oddLeft = direction == "nearest" && seed % 2 == 0
+
+    def run(): DataFrame = {
+      val (l, r) = tables(asOfType, seed, oddLeft)
+      val keys = if (keyed) l("k") === r("rk") else lit(true)
+      val on = if (residual) keys && r("q") > 0.3 else keys
+      val joined = AsOfJoins.joinAsOf(
+        l,
+        r,
+        l("t"),
+        r("rt"),
+        on,
+        how,
+        if (withTolerance) tolerance(asOfType) else null,
+        exact,
+        direction
+      )
+      if (direction == "nearest" && !oddLeft) {
+        // Ties across the sides: compare the distance found, not the row.
+        val distance = asOfType match {
+          case "date" => expr("datediff(t, rt)")
+          case "timestamp" => expr("unix_seconds(t) - unix_seconds(rt)")
+          case _ => col("t") - col("rt")
+        }
+        joined.select(col("id"), abs(distance).as("distance"), col("rid").isNull.as("unmatched"))
+      } else joined
+    }
+  }
+
+  private def randomQuery(rnd: Random, seed: Long): Query = Query(
+    asOfTypes(rnd.nextInt(asOfTypes.size)),
+    seed,
+    Seq("backward", "forward", "nearest")(rnd.nextInt(3)),
+    rnd.nextBoolean(),
+    rnd.nextBoolean(),
+    Seq("inner", "left")(rnd.nextInt(2)),
+    keyed = rnd.nextInt(4) != 0,
+    residual = rnd.nextInt(3) == 0
+  )
+
+  /** Asserts `query` runs as AsOfJoinExec (`broadcast` or not) with the vanilla answer. */
+  private def check(query: Query, broadcast: Option[Boolean]): Int = {
+    val df = query.run()
+    val actual = multiset(df)
+    val plan = df.queryExecution.executedPlan
+    val found = collect(plan) { case j: AsOfJoinExec => j.broadcast }
+    assert(found == broadcast.toSeq, s"$query\n$plan")
+    val expected = withConf(RangeJoinConf.Enabled.key -> "false") {
+      val vanilla = query.run()
+      assert(collect(vanilla.queryExecution.executedPlan) { case j: AsOfJoinExec => j }.isEmpty)
+      multiset(vanilla)
+    }
+    assert(actual == expected, s"$query\nplan:\n$plan")
+    actual.size
+  }
+
+  test("random as-of joins answer as Spark's rewrite, broadcast and hash-partitioned") {
+    val rnd = new Random(20261124)
+    var rows = 0
+    for (seed <- 0L until 48) {
+      val query = randomQuery(rnd, seed)
+      val shuffled = seed % 2 == 1 && query.keyed
+      val threshold = if (shuffled) "-1" else "10485760"
+      withConf(
+        SQLConf.AUTO_BROADCASTJOIN_THRESHOLD.key -> threshold,
+        SQLConf.ANSI_ENABLED.key -> (seed % 3 != 0).toString
+      ) {
+        rows += check(query, Some(!shuffled))
+      }
+    }
+    assert(rows > 2000, rows)
+  }
+
+  test("whole-stage codegen off and interpreted expressions give the same answers") {
+    withConf(
+      SQLConf.WHOLESTAGE_CODEGEN_ENABLED.key -> "false",
+      SQLConf.CODEGEN_FACTORY_MODE.key -> "NO_CODEGEN"
+    ) {
+      val rnd = new Random(7)
+      for (seed <- 100L until 108) check(randomQuery(rnd, seed), Some(true))
+    }
+  }
+
+  test("without equality keys, a right input too large to broadcast stays with Spark") {
+    withConf(SQLConf.AUTO_BROADCASTJOIN_THRESHOLD.key -> "-1") {
+      val query = Query(
+        "bigint",
+        3,
+        "backward",
+        exact = true,
+        withTolerance = false,
+        "left",
+        keyed = false,
+        residual = false
+      )
+      check(query, None)
+      val analyzed = query.run().queryExecution.analyzed
+      assert(analyzed.collect { case j: AsOfJoin => j }.size == 1, analyzed)
+    }
+  }
+
+  test("spark.rangejoin.asOfJoin.enabled=false leaves as-of joins to Spark") {
+    withConf(RangeJoinConf.AsOfJoinEnabled.key -> "false") {
+      check(
+        Query(
+          "int",
+          5,
+          "forward",
+          exact = false,
+          withTolerance = true,
+          "inner",
+          keyed = true,
+          residual = false
+        ),
+        None
+      )
+    }
+  }
+
+  test("values where Spark's arithmetic wraps are searched in full, with Spark's answer") {
+    // With ANSI off, t - rt wraps around for values far apart: Spark's min_by then prefers a
+    // "negative" distance. Such left rows take the full search, which evaluates Spark's own
+    // distance and so gives the same answer.
+    withConf(SQLConf.ANSI_ENABLED.key -> "false") {
+      for (typ <- Seq("int", "bigint"); direction <- Seq("backward", "forward", "nearest")) {
+        val (min, max) = if (typ == "int") (Int.MinValue.toLong, Int.MaxValue.toLong)
+        else (Long.MinValue, Long.MaxValue)
+        val l = spark.sql(s"SELECT * FROM VALUES (1, CAST(${max - 1} AS $typ)), " +
+          s"(2, CAST(${min + 2} AS $typ)), (3, CAST(0 AS $typ)), (4, CAST(10 AS $typ)) AS l(id, t)")
+        val r = spark.sql(s"SELECT * FROM VALUES (1, CAST(${min + 1} AS $typ)), " +
+          s"(2, CAST(${max - 3} AS $typ)), (3, CAST(3 AS $typ)), (4, CAST(-4 AS $typ)) AS r(rid, rt)")
+        def run() =
+          AsOfJoins.joinAsOf(l, r, l("t"), r("rt"), lit(true), "left", null, true, direction)
+        val df = run()
+        val actual = multiset(df)
+        val exec = collect(df.queryExecution.executedPlan) { case j: AsOfJoinExec => j }
+        assert(exec.size == 1)
+        assert(exec.head.metrics(JoinMetric.FullSearches.key).value > 0)
+        val expected = withConf(RangeJoinConf.Enabled.key -> "false")(multiset(run()))
+        assert(actual == expected, s"$typ $direction")
+      }
+    }
+  }
+
+  test("EXPLAIN names the operator, its direction and how the right input arrives") {
+    val query = Query(
+      "timestamp",
+      9,
+      "backward",
+      exact = true,
+      withTolerance = true,
+      "inner",
+      keyed = true,
+      residual = true
+    )
+    val plan = query.run().queryExecution.executedPlan.toString
+    assert(plan.contains("AsOfJoin"), plan)
+    assert(plan.contains("direction: backward"), plan)
+    assert(plan.contains("right input: broadcast"), plan)
+  }
+}
