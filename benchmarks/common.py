@@ -131,6 +131,42 @@ def keyed_intervals(spark: SparkSession, name: str, rows: int, keys: int, seed: 
     )
 
 
+def trades(spark: SparkSession, rows: int, symbols: int, seed: int) -> str:
+    """Writes (once) and returns the parquet path of trades (id, symbol, ts).
+
+    `symbol` is uniform over `symbols` values and `ts` a timestamp uniform over one day, to the
+    microsecond.
+    """
+    return write_once(
+        f"trades_{rows}_{symbols}symbols.parquet",
+        lambda: spark.range(0, rows, numPartitions=2).selectExpr(
+            "id",
+            f"CAST(floor(rand({seed}) * {symbols}) AS INT) AS symbol",
+            f"timestamp_micros(1704067200000000 + CAST(rand({seed + 2}) * 86400000000 AS BIGINT))"
+            " AS ts",
+        ),
+    )
+
+
+def quotes(spark: SparkSession, rows: int, symbols: int, seed: int) -> str:
+    """Writes (once) and returns the parquet path of quotes (qid, qsymbol, qts, bid).
+
+    `qsymbol` is uniform over `symbols` values; `qts` spreads the quotes evenly over the day of
+    [[trades]], in order of qid, so no two quotes share a timestamp and every engine's as-of
+    answer is the same row.
+    """
+    step = max(86_400_000_000 // max(rows, 1), 1)
+    return write_once(
+        f"quotes_{rows}_{symbols}symbols.parquet",
+        lambda: spark.range(0, rows, numPartitions=2).selectExpr(
+            "id AS qid",
+            f"CAST(floor(rand({seed}) * {symbols}) AS INT) AS qsymbol",
+            f"timestamp_micros(1704067200000000 + id * {step}) AS qts",
+            f"round(rand({seed + 2}) * 100, 2) AS bid",
+        ),
+    )
+
+
 def facts(spark: SparkSession, rows: int, keys: int, days: int, seed: int) -> str:
     """Writes (once) and returns the parquet path of facts (id, key, day).
 

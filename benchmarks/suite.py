@@ -21,13 +21,12 @@ from pathlib import Path
 
 import duckdb
 from report import ENGINES, Measurement, write_reports
-from workloads import BY_NAME, WORKLOADS
+from workloads import BY_NAME, WORKLOADS, Workload
 
 from common import (
     cpu_note,
     join_line,
     plan_metrics,
-    plan_text,
     spark_session,
     stage_profile,
     wait_until_no_task_runs,
@@ -76,22 +75,30 @@ class Engines:
                 f"CREATE OR REPLACE VIEW {view} AS SELECT * FROM read_parquet('{path}/*.parquet')"
             )
 
-    def runner(self, engine: str, query: str):
-        """A function running `query` on `engine`, and one cancelling it."""
+    def frame(self, workload: Workload, rows: int):
+        """The workload's query in Spark, as a DataFrame analyzed now."""
+        if workload.spark_frame:
+            return workload.spark_frame(self.spark)
+        return self.spark.sql(workload.query(rows))
+
+    def runner(self, engine: str, workload: Workload, rows: int):
+        """A function running the workload's query on `engine`, and one cancelling it."""
         if engine == "duckdb":
+            query = workload.query(rows)
             return (lambda: self.duck.execute(query).fetchall()), self.duck.interrupt
         accelerated = engine == "plugin"
 
         def run():
             self.spark.conf.set("spark.rangejoin.enabled", str(accelerated).lower())
-            return self.spark.sql(query).collect()
+            return self.frame(workload, rows).collect()
 
         return run, self.spark.sparkContext.cancelAllJobs
 
-    def operator(self, query: str) -> str:
-        """The plugin's join node for `query`, as EXPLAIN prints it."""
+    def operator(self, workload: Workload, rows: int) -> str:
+        """The plugin's join node for the workload's query, as EXPLAIN prints it."""
         self.spark.conf.set("spark.rangejoin.enabled", "true")
-        return join_line(plan_text(self.spark, query))
+        plan = self.frame(workload, rows)._jdf.queryExecution().executedPlan().toString()
+        return join_line(plan)
 
 
 def timed(label: str, run, cancel, cap: float | None):
@@ -138,9 +145,8 @@ class Suite:
             return self.done[(name, rows)]
         workload = BY_NAME[name]
         self.engines.register(workload.tables(self.engines.spark, rows))
-        query = workload.query(rows)
         cap = cap or self.cap
-        result = Measurement(name, rows, cap, operator=self.engines.operator(query))
+        result = Measurement(name, rows, cap, operator=self.engines.operator(workload, rows))
         answers = {}
         for engine in ("plugin", "vanilla", "duckdb"):
             if engine not in engines:
@@ -148,7 +154,7 @@ class Suite:
             self.step += 1
             label = f"[{self.step}] {name} {rows:,} rows: {engine}"
             print(f"{label} ...", flush=True)
-            run, cancel = self.engines.runner(engine, query)
+            run, cancel = self.engines.runner(engine, workload, rows)
             seconds, answer = timed(label, run, cancel, None if engine == "plugin" else cap)
             result.seconds[engine] = seconds
             if seconds is None:
@@ -166,18 +172,18 @@ class Suite:
             )
         if profile and result.slower_than_duckdb(3.0):
             node = result.operator.split(" ")[0]
-            result.profile = self.profile(f"profile-{name}-{rows}", query, node)
+            result.profile = self.profile(f"profile-{name}-{rows}", workload, rows, node)
         self.done[(name, rows)] = result
         return result
 
-    def profile(self, group: str, query: str, node: str) -> dict:
+    def profile(self, group: str, workload: Workload, rows: int, node: str) -> dict:
         """Runs the plugin once more in job group `group`: stage times and the metrics of its
         join node `node`."""
         spark = self.engines.spark
         spark.conf.set("spark.rangejoin.enabled", "true")
         spark.sparkContext.setJobGroup(group, group)
         start = time.perf_counter()
-        df = spark.sql(query)
+        df = self.engines.frame(workload, rows)
         df.collect()
         wall = time.perf_counter() - start
         spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)

@@ -8,7 +8,7 @@ exactly across the three engines.
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from common import (
     employees,
@@ -17,6 +17,8 @@ from common import (
     keyed_events,
     keyed_intervals,
     points,
+    quotes,
+    trades,
     versions,
     write_once,
 )
@@ -29,6 +31,9 @@ class Workload:
     rows: int  # rows per side at scale 1
     tables: Callable[[SparkSession, int], dict]  # (session, rows) -> {view: parquet path}
     query: Callable[[int], str]  # rows -> SQL
+    # Where Spark has no SQL for the query (as-of joins): the DataFrame Spark runs over the
+    # views, built anew for each run; `query` is then DuckDB's.
+    spark_frame: Callable[[SparkSession], DataFrame] | None = None
 
 
 def calendar_and_periods(days: int) -> Callable[[SparkSession, int], dict]:
@@ -116,6 +121,14 @@ def band_width(rows: int) -> float:
     return 0.5 * 1_000_000 / rows
 
 
+def latest_quotes(spark: SparkSession) -> DataFrame:
+    """The `asof` workload in Spark, which has no SQL for it: `joinAsOf` (the method behind
+    pandas-on-Spark's `merge_asof`), then the answer DuckDB's query computes."""
+    t, q = spark.table("trades"), spark.table("quotes")
+    joined = t._joinAsOf(q, "ts", "qts", on=t.symbol == q.qsymbol, how="left")
+    return joined.selectExpr("count(*)", "count(qid)", "sum(qid)")
+
+
 SCD2_LOOKUP = (
     "SELECT count(*), sum(d.version_id), count(d.valid_to) FROM facts f JOIN dim d "
     "ON f.key = d.key AND f.day >= d.valid_from AND (f.day < d.valid_to OR d.valid_to IS NULL)"
@@ -199,6 +212,19 @@ WORKLOADS = [
         10_000_000,
         facts_and_versions,
         lambda n: SCD2_LOOKUP,
+    ),
+    Workload(
+        "asof",
+        "as-of join by symbol: each trade's latest quote (backward, left outer), 10 trades per "
+        "quote over 100 symbols",
+        10_000_000,
+        lambda spark, n: {
+            "trades": trades(spark, n, 100, 111),
+            "quotes": quotes(spark, max(n // 10, 1), 100, 115),
+        },
+        lambda n: "SELECT count(*), count(q.qid), sum(q.qid) FROM trades t "
+        "ASOF LEFT JOIN quotes q ON t.symbol = q.qsymbol AND t.ts >= q.qts",
+        latest_quotes,
     ),
     Workload(
         "exists",
