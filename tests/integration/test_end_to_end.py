@@ -40,3 +40,53 @@ def test_sql_explain_names_the_operator(spark):
         "EXPLAIN SELECT * FROM t x JOIN t y ON x.v BETWEEN y.v - 1 AND y.w + 2"
     ).collect()
     assert "BroadcastRangeJoin Inner" in rows[0][0]
+
+
+def _quotes_and_trades(spark):
+    trades = spark.range(0, 300).selectExpr(
+        "id", "id % 4 AS symbol", "timestamp_seconds(1700000000 + id * 7) AS ts"
+    )
+    quotes = spark.range(0, 200).selectExpr(
+        "id AS qid", "(id * 3) % 4 AS qsymbol", "timestamp_seconds(1700000000 + id * 10) AS qts"
+    )
+    return trades, quotes
+
+
+def test_as_of_join_and_merge_asof_run_as_asofjoin(spark):
+    import pyspark.pandas as ps
+
+    def as_of():
+        trades, quotes = _quotes_and_trades(spark)
+        return trades._joinAsOf(
+            quotes,
+            "ts",
+            "qts",
+            on=trades.symbol == quotes.qsymbol,
+            how="left",
+            tolerance=F.expr("INTERVAL 30 SECONDS"),
+        )
+
+    def merged():
+        trades, quotes = _quotes_and_trades(spark)
+        return ps.merge_asof(
+            trades.pandas_api(),
+            quotes.pandas_api(),
+            left_on="ts",
+            right_on="qts",
+            left_by="symbol",
+            right_by="qsymbol",
+        ).to_spark()
+
+    for build in (as_of, merged):
+        accelerated = build()
+        assert "AsOfJoin" in _plan(accelerated)
+        accelerated_rows = sorted(map(tuple, accelerated.collect()))
+        spark.conf.set("spark.rangejoin.enabled", "false")
+        try:
+            vanilla = build()
+            assert "AsOfJoin" not in _plan(vanilla)
+            vanilla_rows = sorted(map(tuple, vanilla.collect()))
+        finally:
+            spark.conf.unset("spark.rangejoin.enabled")
+        assert accelerated_rows == vanilla_rows
+        assert sum(1 for row in vanilla_rows if row[-1] is not None) > 100
