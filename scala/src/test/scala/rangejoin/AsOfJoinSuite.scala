@@ -10,6 +10,7 @@ import org.apache.spark.sql.internal.SQLConf
 
 import rangejoin.config.RangeJoinConf
 import rangejoin.execution.{AsOfJoinExec, JoinMetric}
+import rangejoin.execution.keyed.AsOfProbe
 
 /**
  * Spark's as-of join (`joinAsOf`) runs as [[AsOfJoinExec]] and answers as Spark's own rewrite:
@@ -225,6 +226,31 @@ class AsOfJoinSuite extends RangeJoinTestBase {
         assert(actual == expected, s"$typ $direction")
       }
     }
+  }
+
+  test("left inputs of several probe batches answer as Spark's rewrite") {
+    val n = AsOfProbe.BatchRows + 4000
+    def run() = {
+      val l = spark.range(0, n, 1, 3).selectExpr("id", "id % 3 AS k", "(id * 7919) % 5000 AS t")
+      val r = spark.range(0, 40).selectExpr("id AS rid", "id % 3 AS rk", "id * 125 AS rt")
+      AsOfJoins.joinAsOf(
+        l,
+        r,
+        l("t"),
+        r("rt"),
+        l("k") === r("rk"),
+        "left",
+        lit(300L),
+        true,
+        "backward"
+      )
+    }
+    val df = run()
+    val actual = multiset(df)
+    assert(rangeJoins(df.queryExecution.executedPlan) == Seq("AsOfJoin"))
+    val expected = withConf(RangeJoinConf.Enabled.key -> "false")(multiset(run()))
+    assert(actual == expected)
+    assert(actual.size == n)
   }
 
   test("EXPLAIN names the operator, its direction and how the right input arrives") {

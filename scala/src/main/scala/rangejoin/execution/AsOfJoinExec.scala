@@ -24,7 +24,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{
 import org.apache.spark.sql.execution.{BinaryExecNode, ExplainUtils, SparkPlan}
 
 import rangejoin.condition.{AsOfCondition, AsOfDirection}
-import rangejoin.execution.keyed.{AsOfIndex, AsOfSearch, AsOfValue, KeyGroupMemory}
+import rangejoin.execution.keyed.{AsOfIndex, AsOfProbe, AsOfSearch, AsOfValue, KeyGroupMemory}
 import rangejoin.execution.runtime.JoinMemory
 
 /**
@@ -120,38 +120,26 @@ case class AsOfJoinExec(
       right.output.size,
       metric(JoinMetric.FullSearches)
     )
-    val leftKey = UnsafeProjection.create(leftKeys, left.output)
-    val leftValue = new AsOfValue(BindReferences.bindReference(leftAsOf, left.output))
     val result = UnsafeProjection.create(output, both)
     val joined = new JoinedRow
     val padding = new GenericInternalRow(right.output.size)
     val reuse = new UnsafeRow(right.output.size)
     val numOutputRows = metric(JoinMetric.NumOutputRows)
-
-    /** The output row for `row`, or null if an inner join drops it. */
-    def answer(row: InternalRow): InternalRow = {
-      val key = leftKey(row)
-      val g = if (key.anyNull || !leftValue.of(row)) -1 else index.group(key)
-      val found = if (g < 0) -1 else search.nearest(row, leftValue.code, index, g)
-      if (found >= 0) result(joined(row, index.rows.row(found, reuse)))
-      else if (joinType == LeftOuter) result(joined(row, padding))
-      else null
-    }
-
-    new Iterator[InternalRow] {
-      private var pending: InternalRow = _
-      override def hasNext: Boolean = {
-        while (pending == null && lefts.hasNext) pending = answer(lefts.next())
-        pending != null
-      }
-      override def next(): InternalRow = {
-        if (!hasNext) throw new NoSuchElementException
-        val row = pending
-        pending = null
+    def emit(row: InternalRow, found: Int): InternalRow =
+      if (found < 0 && joinType != LeftOuter) null
+      else {
         numOutputRows += 1
-        row
+        result(joined(row, if (found < 0) padding else index.rows.row(found, reuse)))
       }
-    }
+    new AsOfProbe(
+      index,
+      search,
+      UnsafeProjection.create(leftKeys, left.output),
+      new AsOfValue(BindReferences.bindReference(leftAsOf, left.output)),
+      left.output.map(_.dataType),
+      memory,
+      emit
+    ).join(lefts)
   }
 
   override protected def withNewChildrenInternal(newLeft: SparkPlan, newRight: SparkPlan)

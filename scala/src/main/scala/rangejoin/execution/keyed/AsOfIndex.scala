@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection, 
 import org.apache.spark.sql.types._
 
 import rangejoin.execution.blocks.{HeapBudget, PackedRows}
-import rangejoin.local.RadixSort
+import rangejoin.local.{GroupedOrder, RadixSort}
 
 /**
  * One input's as-of value as a 64-bit code in the value's own order: integers as they are,
@@ -57,6 +57,8 @@ final class AsOfIndex private (
     if (g == null) -1 else g.intValue
   }
 
+  def numGroups: Int = starts.length - 1
+
   def start(group: Int): Int = starts(group)
   def end(group: Int): Int = starts(group + 1)
 }
@@ -64,9 +66,8 @@ final class AsOfIndex private (
 object AsOfIndex {
 
   /**
-   * Indexes `rows`. Rows are copied into one packed array, their codes sorted by a stable radix
-   * sort and then regrouped by a stable counting sort on the group number, so each group comes
-   * out in code order: O(n) after the hashing of the keys.
+   * Indexes `rows`: copied into one packed array, then put in [[GroupedOrder]] (O(n) after the
+   * hashing of the keys).
    *
    * @param keyOf the rows' equality keys (an empty row when there are none: one group)
    * @param asOf the rows' as-of value
@@ -103,36 +104,12 @@ object AsOfIndex {
     }
     val unsorted = codes.result()
     budget.allocate(24L * unsorted.length)
-    val byCode = RadixSort.sortedIndices(unsorted)
-    val (order, starts) = regroup(byCode, groupOf.result(), groups.size)
+    val (order, starts) = GroupedOrder(unsorted, groupOf.result(), groups.size)
     new AsOfIndex(
       groups,
       starts,
       RadixSort.gather(unsorted, order),
       packed.result().permuted(order, budget)
     )
-  }
-
-  /**
-   * A stable counting sort of `order` by `groupOf`: the positions of group 0 in the order they
-   * have in `order`, then group 1's, ...; and where each group starts.
-   */
-  private def regroup(
-      order: Array[Int],
-      groupOf: Array[Int],
-      numGroups: Int
-  ): (Array[Int], Array[Int]) = {
-    val starts = new Array[Int](numGroups + 1)
-    groupOf.foreach(g => starts(g + 1) += 1)
-    var g = 0
-    while (g < numGroups) { starts(g + 1) += starts(g); g += 1 }
-    val next = starts.clone()
-    val grouped = new Array[Int](order.length)
-    order.foreach { i =>
-      val gi = groupOf(i)
-      grouped(next(gi)) = i
-      next(gi) += 1
-    }
-    (grouped, starts)
   }
 }
