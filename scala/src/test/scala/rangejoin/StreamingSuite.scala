@@ -1,6 +1,7 @@
 package rangejoin
 
 import org.apache.spark.sql.{DataFrame, Encoders}
+import org.apache.spark.sql.streaming.Trigger
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.runtime.{MemoryStream, StreamingQueryWrapper}
 import org.apache.spark.sql.execution.streaming.operators.stateful.join.StreamingSymmetricHashJoinExec
@@ -77,6 +78,61 @@ class StreamingSuite extends RangeJoinTestBase {
       }
       // A condition written as a difference, rewritten into candidate inequalities.
       checkStreamStatic(rangeJoin(ranges(600), "abs(v - lo) <= 3", "inner"), "IEJoin")
+    }
+  }
+
+  /**
+   * `join` of a stream over the whole of it, run with trigger available-now into a memory sink:
+   * its rows, the input rows its progress reports counted, and the last micro-batch's plan.
+   */
+  private def runAvailableNow(stream: DataFrame, join: DataFrame => DataFrame) = {
+    val query = join(stream).writeStream
+      .format("memory")
+      .queryName("available_now")
+      .trigger(Trigger.AvailableNow())
+      .start()
+    try {
+      query.awaitTermination()
+      val plan = query.asInstanceOf[StreamingQueryWrapper].streamingQuery.lastExecution
+      val inputRows = query.recentProgress.map(_.numInputRows).sum
+      (multiset(spark.table("available_now")), inputRows, plan.executedPlan)
+    } finally query.stop()
+  }
+
+  test("a file source read once per micro-batch: answers and input rows as without the plugin") {
+    val dir = java.nio.file.Files.createTempDirectory("rangejoin-stream").toString
+    val values = spark.range(0, 3000).selectExpr("(id * 7919) % 5200 AS v")
+    values.repartition(3).write.mode("overwrite").parquet(dir)
+    def stream = spark.readStream.schema(values.schema).parquet(dir)
+    val static = ranges(600)
+    for ((how, operator) <- Seq("inner" -> "IEJoin", "left_outer" -> "IEJoin")) {
+      withConf("spark.sql.autoBroadcastJoinThreshold" -> "-1") {
+        val join = rangeJoin(static, "v >= lo AND v < hi", how) _
+        val (rows, inputRows, plan) = runAvailableNow(stream, join)
+        assert(rangeJoins(plan) == Seq(operator), plan)
+        assert(inputRows == 3000, s"$how: $inputRows input rows reported for 3000")
+        val expected = withConf(RangeJoinConf.Enabled.key -> "false") {
+          multiset(join(spark.read.parquet(dir)))
+        }
+        assert(rows == expected)
+      }
+    }
+  }
+
+  test("the rate source read once per micro-batch: input rows as without the plugin") {
+    def stream = spark.readStream
+      .format("rate-micro-batch")
+      .option("rowsPerBatch", "2000")
+      .option("numPartitions", "2")
+      .load()
+      .selectExpr("value % 5200 AS v")
+    withConf("spark.sql.autoBroadcastJoinThreshold" -> "-1") {
+      val join = rangeJoin(ranges(600), "v >= lo AND v < hi", "left_outer") _
+      val (rows, inputRows, plan) = runAvailableNow(stream, join)
+      assert(rangeJoins(plan) == Seq("IEJoin"), plan)
+      val vanilla = withConf(RangeJoinConf.Enabled.key -> "false")(runAvailableNow(stream, join))
+      assert(inputRows == vanilla._2 && inputRows > 0, s"$inputRows against ${vanilla._2}")
+      assert(rows == vanilla._1 && rows.nonEmpty)
     }
   }
 

@@ -16,7 +16,10 @@ private[planning] final case class PreparedInput(input: BlockInput, plan: SparkP
 /**
  * Decides how each input of a block join reaches the block loader
  * ([[rangejoin.execution.BlockInput]]). An input estimated at fewer than
- * `spark.rangejoin.rangePartitionMinRows` rows is not shuffled (the operator coalesces it). A
+ * `spark.rangejoin.rangePartitionMinRows` rows is not shuffled (the operator coalesces it), nor
+ * is a micro-batch of a stream: range partitioning samples its input with a job of its own
+ * before the shuffle reads it, so the batch's source would be read twice and its progress would
+ * count every input row twice. A
  * larger one is range-partitioned on `key` into max(default parallelism, estimated rows /
  * `blockRows`) partitions, at most `spark.sql.shuffle.partitions`, so that blocks of different
  * partitions cover key ranges that overlap at most at their ends; the shuffle origin keeps adaptive
@@ -37,7 +40,7 @@ private[planning] object BlockInputPlanning {
       conf: SQLConf
   ): PreparedInput = {
     val rows = SizeEstimates.rows(child)
-    if (rows < RangeJoinConf.RangePartitionMinRows.get(conf)) {
+    if (child.isStreaming || rows < RangeJoinConf.RangePartitionMinRows.get(conf)) {
       PreparedInput(BlockInput.Coalesced, planned)
     } else {
       val wanted = (rows / RangeJoinConf.BlockRows.get(conf) + 1).min(Int.MaxValue).toInt
