@@ -29,7 +29,7 @@ SBT := java -Xmx3g -Xss4m \
 export PYSPARK_PYTHON := $(abspath $(PY))
 export SPARK_VERSION
 
-.PHONY: build demo test test-scala test-python fuzz bench bench-defaults bench-grid bench-scale fmt lint clean
+.PHONY: build demo test test-scala test-python fuzz bench bench-defaults bench-grid bench-scale bench-stream fmt lint clean
 
 ## build: venv, sbt, the jar, and the rangejoin package with the jar inside it.
 build: $(STAMP_PKG)
@@ -98,6 +98,11 @@ bench-defaults: build
 GRID_BIG ?= 1000000,5000000
 bench-grid: build
 	cd benchmarks && ../$(PY) never_slower.py --big $(GRID_BIG)
+
+## bench-stream: one micro-batch of a stream-static range join (rate source against 1M static
+## ranges): the plugin off, on with the static side read each micro-batch, on with it cached.
+bench-stream: build
+	cd benchmarks && ../$(PY) stream_static_benchmark.py
 
 ## bench-scale: 20M x 20M band joins (a hot value, a hot equality key) in a 2 GiB driver, checked by an
 ## equi-join; SCALE_MASTER=local-cluster[2,1,1024] runs them on two 1 GiB executor JVMs.

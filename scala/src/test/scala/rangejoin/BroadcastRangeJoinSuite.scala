@@ -7,7 +7,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.DataType
 
 import rangejoin.config.RangeJoinConf
-import rangejoin.execution.BroadcastRangeJoinExec
+import rangejoin.execution.{BroadcastRangeJoinExec, JoinMetric}
 import rangejoin.execution.blocks.{KeyEncoder, LongKeyEncoder}
 
 /**
@@ -360,5 +360,51 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
       s"SELECT /*+ BROADCAST(r) */ p.id, r.rid FROM points p JOIN ranges r ON $on",
       None
     )
+  }
+
+  test("a cached build input is broadcast once for repeated queries; new data is never reused") {
+    setUp()
+    val dir = java.nio.file.Files.createTempDirectory("rangejoin-cached").toString
+    def writeRanges(width: Int) = spark
+      .range(0, 40)
+      .selectExpr("id AS rid", "id * 125 AS lo", s"id * 125 + $width AS hi")
+      .write
+      .mode("overwrite")
+      .parquet(dir)
+    val q =
+      "SELECT p.id, r.rid FROM points p LEFT JOIN cached_ranges r ON p.v >= r.lo AND p.v < r.hi"
+
+    /** Runs `q`: its rows, and the indexes its broadcast range join built. */
+    def run(): (Seq[String], Long) = {
+      val df = spark.sql(q)
+      val rows = multiset(df)
+      val builds = collect(df.queryExecution.executedPlan) { case j: BroadcastRangeJoinExec =>
+        j.metrics(JoinMetric.IndexBuilds.key).value
+      }
+      assert(builds.size == 1, df.queryExecution.executedPlan)
+      (rows, builds.head)
+    }
+    def vanilla = withConf(RangeJoinConf.Enabled.key -> "false")(multiset(spark.sql(q)))
+
+    for (adaptive <- Seq("true", "false")) {
+      withConf("spark.sql.adaptive.enabled" -> adaptive) {
+        broadcastOn {
+          writeRanges(60)
+          val cached = spark.read.parquet(dir).cache()
+          cached.createOrReplaceTempView("cached_ranges")
+          try {
+            val first = run()
+            assert(first._1 == vanilla && first._2 == 1, s"adaptive $adaptive")
+            assert(run() == (first._1, 0L), s"adaptive $adaptive: the second run reuses")
+            // The files change and the cache is refreshed: a new cached RDD, broadcast again.
+            writeRanges(100)
+            spark.catalog.refreshByPath(dir)
+            val refreshed = run()
+            assert(refreshed._1 == vanilla && refreshed._1 != first._1, s"adaptive $adaptive")
+            assert(refreshed._2 == 1, s"adaptive $adaptive: refreshed data is indexed again")
+          } finally cached.unpersist()
+        }
+      }
+    }
   }
 }

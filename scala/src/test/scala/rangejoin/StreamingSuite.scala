@@ -7,6 +7,8 @@ import org.apache.spark.sql.execution.streaming.runtime.{MemoryStream, Streaming
 import org.apache.spark.sql.execution.streaming.operators.stateful.join.StreamingSymmetricHashJoinExec
 
 import rangejoin.config.RangeJoinConf
+import rangejoin.execution.{BroadcastRangeJoinExec, JoinMetric}
+import rangejoin.execution.broadcast.StableBroadcastExchangeExec
 
 /**
  * Structured Streaming with the extension on: a stream-static join with a range condition runs
@@ -29,9 +31,14 @@ class StreamingSuite extends RangeJoinTestBase {
 
   /**
    * `join` over a memory stream of `batches` (column `v`), one micro-batch each, into a memory
-   * sink; its rows and the last micro-batch's executed plan.
+   * sink, calling `afterBatch` with each micro-batch's executed plan; its rows and the last
+   * micro-batch's executed plan.
    */
-  private def runStream(join: DataFrame => DataFrame): (Seq[String], SparkPlan) = {
+  private def runStream(
+      join: DataFrame => DataFrame,
+      batches: Seq[Seq[Long]] = batches,
+      afterBatch: SparkPlan => Unit = _ => ()
+  ): (Seq[String], SparkPlan) = {
     val input = MemoryStream[Long](Encoders.scalaLong, spark.sqlContext)
     val query = join(input.toDF().withColumnRenamed("value", "v")).writeStream
       .format("memory")
@@ -39,11 +46,12 @@ class StreamingSuite extends RangeJoinTestBase {
       .outputMode("append")
       .start()
     try {
+      def plan = query.asInstanceOf[StreamingQueryWrapper].streamingQuery.lastExecution
       for (batch <- batches) {
         input.addData(batch)
         query.processAllAvailable()
+        afterBatch(plan.executedPlan)
       }
-      val plan = query.asInstanceOf[StreamingQueryWrapper].streamingQuery.lastExecution
       (multiset(spark.table("stream_out")), plan.executedPlan)
     } finally query.stop()
   }
@@ -52,13 +60,15 @@ class StreamingSuite extends RangeJoinTestBase {
   private def checkStreamStatic(join: DataFrame => DataFrame, operator: String): Unit = {
     val (rows, plan) = runStream(join)
     assert(rangeJoins(plan) == Seq(operator), plan)
-    val expected = withConf(RangeJoinConf.Enabled.key -> "false") {
-      val all = spark.createDataset(batches.flatten)(Encoders.scalaLong).toDF("v")
-      multiset(join(all))
-    }
-    assert(rows == expected)
+    assert(rows == batchAnswer(join))
     assert(rows.nonEmpty)
   }
+
+  /** `join` over all the stream's rows in one batch, with the extension off. */
+  private def batchAnswer(join: DataFrame => DataFrame): Seq[String] =
+    withConf(RangeJoinConf.Enabled.key -> "false") {
+      multiset(join(spark.createDataset(batches.flatten)(Encoders.scalaLong).toDF("v")))
+    }
 
   private def rangeJoin(static: DataFrame, condition: String, how: String)(stream: DataFrame) =
     stream.join(static, org.apache.spark.sql.functions.expr(condition), how)
@@ -68,6 +78,39 @@ class StreamingSuite extends RangeJoinTestBase {
       for (how <- Seq("inner", "left_outer")) {
         checkStreamStatic(rangeJoin(ranges(600), "v >= lo AND v < hi", how), "BroadcastRangeJoin")
       }
+    }
+  }
+
+  test("a cached static side is broadcast and indexed once, then reused by every micro-batch") {
+
+    /** The indexes each micro-batch built (every batch has rows, so each one runs). */
+    def indexBuilds(static: DataFrame): Seq[Long] = {
+      val builds = Seq.newBuilder[Long]
+      val join = rangeJoin(static, "v >= lo AND v < hi", "inner") _
+      val (rows, last) = runStream(
+        join,
+        batches.filter(_.nonEmpty),
+        plan =>
+          builds ++= collect(plan) { case j: BroadcastRangeJoinExec =>
+            j.metrics(JoinMetric.IndexBuilds.key).value
+          }
+      )
+      assert(rows == batchAnswer(join) && rows.nonEmpty)
+      assert(rangeJoins(last) == Seq("BroadcastRangeJoin"), last)
+      val kept = collect(last) { case e: StableBroadcastExchangeExec => e }
+      assert(kept.size == (if (static.storageLevel.useMemory) 1 else 0), last)
+      builds.result()
+    }
+    withConf(RangeJoinConf.BroadcastEnabled.key -> "true") {
+      val cached = ranges(600).cache()
+      try {
+        val reused = indexBuilds(cached)
+        assert(reused == Seq(1L, 0L, 0L), s"indexes built per micro-batch: $reused")
+      } finally cached.unpersist()
+      // Read again in every micro-batch, as Spark reads it, and so indexed again; once per
+      // executor, not once per task.
+      val rebuilt = indexBuilds(ranges(600))
+      assert(rebuilt == Seq(1L, 1L, 1L), s"indexes built per micro-batch: $rebuilt")
     }
   }
 

@@ -110,7 +110,7 @@ object RangeJoinConf extends Logging {
     "spark.rangejoin.broadcast.enabled",
     "Plan joins without equality keys as BroadcastRangeJoinExec when an input that the join " +
       "type does not preserve is below spark.sql.autoBroadcastJoinThreshold: that input is " +
-      "broadcast, each task indexes it on the first one or two inequalities, and the other " +
+      "broadcast, each executor indexes it once on the first one or two inequalities, and the other " +
       "input probes the index where it is, with no shuffle and no sort.",
     default = true
   )

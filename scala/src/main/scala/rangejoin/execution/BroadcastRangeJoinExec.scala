@@ -13,7 +13,8 @@ import rangejoin.execution.broadcast.{
   BroadcastRangeCodegen,
   BroadcastRangeIndexSource,
   BroadcastRangeProbe,
-  SortedRowsBroadcastMode
+  SortedRowsBroadcastMode,
+  StableBroadcastExchangeExec
 }
 import rangejoin.execution.runtime.{JoinColumns, JoinPass, StreamEmit}
 import rangejoin.local.InequalityOp
@@ -21,12 +22,14 @@ import rangejoin.local.InequalityOp
 /**
  * A join on inequalities whose `buildSide` input is small enough to broadcast: Spark's broadcast
  * exchange collects it once and the driver sorts it on the first leading key
- * ([[rangejoin.execution.broadcast.SortedRowsBroadcastMode]]), each task turns it into an index
- * on the leading one or two inequalities
- * ([[rangejoin.execution.broadcast.BroadcastRangeIndex]]), and every row of the
+ * ([[rangejoin.execution.broadcast.SortedRowsBroadcastMode]]), the first task of each executor
+ * turns it into an index on the leading one or two inequalities that the executor's other tasks
+ * share ([[rangejoin.execution.broadcast.BroadcastRangeIndex]]), and every row of the
  * other input probes that index where it is, with no shuffle and no sort
  * ([[rangejoin.execution.broadcast.BroadcastRangeProbe]]). Further inequalities and the residual
- * are checked on the rows a probe yields.
+ * are checked on the rows a probe yields. A build input that reads only cached data is broadcast
+ * once for every run of the plan, each micro-batch of a stream for one
+ * ([[rangejoin.execution.broadcast.StableBroadcastExchangeExec]]), and so indexed once.
  *
  * The streamed input is the one whose rows the join type preserves or filters, so every row's
  * answer is known within its task: the left input for left outer, semi, anti and existence
@@ -82,17 +85,27 @@ case class BroadcastRangeJoinExec(
     val streamOps = if (streamIsLeft) ops else ops.map(_.flip)
     BroadcastRangeIndexSource(
       buildPlan.executeBroadcast[Array[InternalRow]](),
-      streamOps.take(indexed)
+      streamOps.take(indexed),
+      metric(JoinMetric.IndexBuilds)
     )
   }
 
   /** How the broadcast exchange below packs the build input: sorted on the indexed keys. */
-  private def broadcastMode: SortedRowsBroadcastMode = SortedRowsBroadcastMode(
-    buildPlan.output.size,
-    (if (streamIsLeft) rightKeys else leftKeys)
-      .take(indexed)
-      .map(BindReferences.bindReference(_, buildPlan.output))
-  )
+  private def broadcastMode: SortedRowsBroadcastMode =
+    SortedRowsBroadcastMode.of(buildIndexKeys, buildPlan.output)
+
+  /** The build input's sides of the indexed (leading) inequalities, not bound. */
+  private def buildIndexKeys: Seq[Expression] =
+    (if (streamIsLeft) rightKeys else leftKeys).take(indexed)
+
+  /**
+   * This join with its build input broadcast by a [[StableBroadcastExchangeExec]], which later
+   * runs over the same cached rows reuse.
+   */
+  def withStableBroadcast: BroadcastRangeJoinExec = {
+    val exchange = StableBroadcastExchangeExec(buildIndexKeys, buildPlan)
+    if (streamIsLeft) copy(right = exchange) else copy(left = exchange)
+  }
 
   override def output: Seq[Attribute] = JoinOutput(joinType, left.output, right.output)
 
@@ -102,7 +115,8 @@ case class BroadcastRangeJoinExec(
     if (streamIsLeft) UnspecifiedDistribution :: BroadcastDistribution(broadcastMode) :: Nil
     else BroadcastDistribution(broadcastMode) :: UnspecifiedDistribution :: Nil
 
-  override protected def reportedMetrics: Seq[JoinMetric] = Seq(JoinMetric.NumOutputRows)
+  override protected def reportedMetrics: Seq[JoinMetric] =
+    Seq(JoinMetric.NumOutputRows, JoinMetric.IndexBuilds)
 
   override def simpleString(maxFields: Int): String = {
     val rest = residual.map(r => s", residual: ${r.sql}").getOrElse("")

@@ -33,6 +33,11 @@ object JoinMetric {
         "fullSearches",
         SQLMetrics.createMetric(_, "as-of rows searched in full (values near overflow)")
       )
+  case object IndexBuilds
+      extends JoinMetric(
+        "indexBuilds",
+        SQLMetrics.createMetric(_, "indexes built (one per executor and broadcast)")
+      )
   case object PeakMemory
       extends JoinMetric("peakMemory", SQLMetrics.createSizeMetric(_, "peak memory"))
 }

@@ -19,7 +19,7 @@ import org.apache.spark.sql.internal.SQLConf
 
 import rangejoin.condition.{Equality, JoinConditionAnalysis, JoinConjuncts, OpenEnds, SlidingWindow}
 import rangejoin.config.RangeJoinConf
-import rangejoin.execution.broadcast.BroadcastRangeIndex
+import rangejoin.execution.broadcast.{BroadcastRangeIndex, StableBroadcasts}
 import rangejoin.execution.{
   BlockJoinOutputExec,
   BlockRangeJoinExec,
@@ -72,7 +72,9 @@ import rangejoin.execution.{
  *     (`spark.sql.autoBroadcastJoinThreshold`), that the join type does not preserve, leading
  *     keys of fixed-width types, and
  *     `spark.rangejoin.broadcast.enabled`: [[rangejoin.execution.BroadcastRangeJoinExec]], the
- *     other input streamed against a sorted index of it.
+ *     other input streamed against a sorted index of it; an input that reads only cached data
+ *     is broadcast by a [[rangejoin.execution.broadcast.StableBroadcastExchangeExec]], which
+ *     later runs over the same cache reuse.
  *  1. Two or more inequalities and `spark.rangejoin.iejoin.enabled`:
  *     [[rangejoin.execution.IEJoinExec]]. Each side estimated at
  *     `spark.rangejoin.rangePartitionMinRows` rows or more is range-partitioned on the first
@@ -320,7 +322,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
       else buildable.filter(side => size(side) <= conf.autoBroadcastJoinThreshold)
     ).minByOption(size)
     buildSide.filter(_ => indexable && RangeJoinConf.BroadcastEnabled.get(conf)).map { side =>
-      BroadcastRangeJoinExec(
+      val planned = BroadcastRangeJoinExec(
         ineqs.map(_.left),
         ineqs.map(_.op),
         ineqs.map(_.right),
@@ -330,6 +332,8 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
         planLater(join.left),
         planLater(join.right)
       )
+      val build = if (side == BuildLeft) join.left else join.right
+      if (StableBroadcasts.readsCachedData(build)) planned.withStableBroadcast else planned
     }
   }
 

@@ -3,6 +3,7 @@ package rangejoin.execution.broadcast
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
+import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types.DataType
 
 import rangejoin.execution.blocks.{KeyCode, KeyEncoder, LongKeyEncoder}
@@ -14,16 +15,14 @@ import rangejoin.local.{InequalityOp, SortedRangeIndex}
  * [[SortedRangeIndex]] over them on the leading one or two inequalities. The index's row numbers
  * are positions in the sorted rows; since the rows come sorted, building the index sorts nothing.
  *
- * @param build the broadcast rows as the driver sorted and packed them
- * @param ops the leading inequalities' ops, as seen from the streamed input:
- *            `streamed key op broadcast key`
+ * Both are immutable and shared by every task of the JVM that probes the same broadcast
+ * ([[BuiltIndexes]]); what belongs to one task is the row object `row` points at.
  */
-final class BroadcastRangeIndex(build: SortedBuildRows, ops: Seq[InequalityOp]) {
-  require(ops.size == 1 + build.y.size, "one op per indexed key")
-
+final class BroadcastRangeIndex private[broadcast] (
+    build: SortedBuildRows,
+    val index: SortedRangeIndex
+) {
   private val reused = new UnsafeRow(build.rows.numFields)
-
-  val index: SortedRangeIndex = new SortedRangeIndex(build.x, build.y, ops.head, ops.lift(1))
 
   /**
    * Row `i` of the index, through one row object that the next call points elsewhere: read it
@@ -33,19 +32,50 @@ final class BroadcastRangeIndex(build: SortedBuildRows, ops: Seq[InequalityOp]) 
 }
 
 /**
- * What a task needs to build its [[BroadcastRangeIndex]]: the broadcast carrier
- * ([[SortedRowsBroadcastMode]]) and the leading inequalities' ops. It travels with the task, in
- * the interpreted probe's closure or among the generated code's references
- * ([[BroadcastRangeCodegen]]).
+ * What a task needs to probe its [[BroadcastRangeIndex]]: the broadcast carrier
+ * ([[SortedRowsBroadcastMode]]), the leading inequalities' ops, and the metric that counts the
+ * indexes built. It travels with the task, in the interpreted probe's closure or among the
+ * generated code's references ([[BroadcastRangeCodegen]]).
  */
 final case class BroadcastRangeIndexSource(
     carrier: Broadcast[Array[InternalRow]],
-    ops: Seq[InequalityOp]
+    ops: Seq[InequalityOp],
+    indexBuilds: SQLMetric
 ) {
-  def build(): BroadcastRangeIndex = new BroadcastRangeIndex(
-    SortedBuildRows.fromCarrier(carrier.value.head.asInstanceOf[UnsafeRow]),
-    ops
-  )
+
+  /** The index over the broadcast rows: built by the JVM's first task to ask, then shared. */
+  def build(): BroadcastRangeIndex = {
+    val (rows, index) = BuiltIndexes.of(carrier.value, ops, indexBuilds)
+    new BroadcastRangeIndex(rows, index)
+  }
+}
+
+/**
+ * The indexes this JVM built from broadcast carriers, one per carrier and leading ops. A
+ * carrier is the broadcast's value, which the block manager holds once per executor and hands
+ * to every task, so tasks of one executor, of one query or of the next micro-batch that
+ * broadcasts the same carrier ([[StableBroadcasts]]), share one index. Carriers are held
+ * weakly: an index lives as long as its broadcast's value does.
+ */
+private object BuiltIndexes {
+  private type Built = (SortedBuildRows, SortedRangeIndex)
+
+  private val byCarrier =
+    new java.util.WeakHashMap[Array[InternalRow], Map[Seq[InequalityOp], Built]]()
+
+  def of(carrier: Array[InternalRow], ops: Seq[InequalityOp], builds: SQLMetric): Built =
+    byCarrier.synchronized {
+      val known = Option(byCarrier.get(carrier)).getOrElse(Map.empty)
+      known.getOrElse(
+        ops, {
+          val rows = SortedBuildRows.fromCarrier(carrier.head.asInstanceOf[UnsafeRow])
+          val built = (rows, new SortedRangeIndex(rows.x, rows.y, ops.head, ops.lift(1)))
+          byCarrier.put(carrier, known + (ops -> built))
+          builds += 1
+          built
+        }
+      )
+    }
 }
 
 object BroadcastRangeIndex {

@@ -1,7 +1,7 @@
 package rangejoin.execution.broadcast
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression}
 import org.apache.spark.sql.catalyst.plans.physical.BroadcastMode
 
 /**
@@ -26,4 +26,11 @@ final case class SortedRowsBroadcastMode(numFields: Int, keys: Seq[Expression])
 
   // As the broadcast exchange's EXPLAIN line shows it.
   override def toString: String = s"SortedRowsBroadcastMode(sorted on ${keys.mkString(", ")})"
+}
+
+object SortedRowsBroadcastMode {
+
+  /** The mode that sorts rows of `input` on `keys`, expressions over its attributes. */
+  def of(keys: Seq[Expression], input: Seq[Attribute]): SortedRowsBroadcastMode =
+    SortedRowsBroadcastMode(input.size, keys.map(BindReferences.bindReference(_, input)))
 }

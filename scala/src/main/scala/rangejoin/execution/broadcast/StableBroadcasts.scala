@@ -1,0 +1,91 @@
+package rangejoin.execution.broadcast
+
+import org.apache.spark.broadcast.Broadcast
+import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan, Statistics}
+import org.apache.spark.sql.execution.{LocalTableScanExec, SparkPlan}
+import org.apache.spark.sql.execution.adaptive.{
+  BroadcastQueryStageExec,
+  LogicalQueryStage,
+  QueryStageExec
+}
+import org.apache.spark.sql.execution.columnar.{InMemoryRelation, InMemoryTableScanExec}
+
+/**
+ * The broadcasts of build inputs whose rows cannot change between runs, kept on the driver for
+ * [[StableBroadcastExchangeExec]]: each micro-batch of a stream-static join whose static side
+ * is cached (`df.cache()`), or a query repeated over a cached table, broadcasts the rows the
+ * first run collected and sorted.
+ *
+ * An input is stable when every leaf of its plan is a scan of cached data (Spark's in-memory
+ * columnar cache) or of rows inlined in the plan, and every expression in it is deterministic.
+ * Its identity is its canonicalized plan together with the ids of the cached RDDs it scans:
+ * uncaching, refreshing or caching a table again makes a new RDD, so a broadcast of older data
+ * is never reused. Any other input (files, tables, a source that may have changed) is read again
+ * in every run, as Spark reads it.
+ *
+ * At most [[Capacity]] broadcasts are kept, the least recently used dropped first; Spark cleans
+ * up a dropped broadcast once no plan refers to it.
+ */
+object StableBroadcasts {
+  val Capacity = 4
+
+  /** A kept broadcast and the statistics of the run that made it. */
+  final case class Kept(broadcast: Broadcast[Any], statistics: Statistics)
+
+  private val recent = new java.util.LinkedHashMap[AnyRef, Kept](Capacity, 0.75f, true) {
+    override def removeEldestEntry(eldest: java.util.Map.Entry[AnyRef, Kept]): Boolean =
+      size() > Capacity
+  }
+
+  def get(identity: AnyRef): Option[Kept] = recent.synchronized(Option(recent.get(identity)))
+
+  def put(identity: AnyRef, kept: Kept): Unit = recent.synchronized(recent.put(identity, kept))
+
+  /**
+   * Whether a build input reads cached data and nothing that may change, as the planner sees it
+   * (adaptive replanning shows a materialized cache as a logical query stage): its broadcast is
+   * then worth keeping for later runs. An input that replanning shows as a broadcast stage is
+   * broadcast already.
+   */
+  def readsCachedData(plan: LogicalPlan): Boolean = plan match {
+    case stage: LogicalQueryStage if stage.physicalPlan.isInstanceOf[BroadcastQueryStageExec] =>
+      false
+    case _ => onlyCachedLeaves(plan)
+  }
+
+  private def onlyCachedLeaves(plan: LogicalPlan): Boolean = {
+    def leaves(p: LogicalPlan): Seq[LogicalPlan] = p match {
+      case stage: LogicalQueryStage => leaves(stage.logicalPlan)
+      case leaf if leaf.children.isEmpty => Seq(leaf)
+      case node => node.children.flatMap(leaves)
+    }
+    val found = leaves(plan)
+    found.exists(_.isInstanceOf[InMemoryRelation]) &&
+    found.forall(l => l.isInstanceOf[InMemoryRelation] || l.isInstanceOf[LocalRelation]) &&
+    !plan.exists(_.expressions.exists(!_.deterministic))
+  }
+
+  /**
+   * The identity of a stable input's rows, or None when they may differ between runs. Adaptive
+   * query stages (a cached table's) are looked through to the plans they ran.
+   */
+  def identity(plan: SparkPlan): Option[AnyRef] = {
+    val leaves = leavesThroughStages(plan)
+    val stable = !plan.exists(_.expressions.exists(!_.deterministic)) && leaves.forall {
+      case _: InMemoryTableScanExec | _: LocalTableScanExec => true
+      case _ => false
+    }
+    Option.when(stable) {
+      val cached = leaves.collect { case s: InMemoryTableScanExec =>
+        s.relation.cacheBuilder.cachedColumnBuffers.id
+      }
+      (plan.canonicalized, cached)
+    }
+  }
+
+  private def leavesThroughStages(plan: SparkPlan): Seq[SparkPlan] = plan match {
+    case stage: QueryStageExec => leavesThroughStages(stage.plan)
+    case leaf if leaf.children.isEmpty => Seq(leaf)
+    case node => node.children.flatMap(leavesThroughStages)
+  }
+}
