@@ -29,7 +29,7 @@ SBT := java -Xmx3g -Xss4m \
 export PYSPARK_PYTHON := $(abspath $(PY))
 export SPARK_VERSION
 
-.PHONY: build demo test test-scala test-python fuzz bench bench-defaults bench-grid bench-scale bench-stream fmt lint clean
+.PHONY: build dist publish-local demo test test-scala test-python fuzz bench bench-defaults bench-grid bench-scale bench-stream fmt lint clean
 
 ## build: venv, sbt, the jar, and the rangejoin package with the jar inside it.
 build: $(STAMP_PKG)
@@ -56,6 +56,17 @@ $(STAMP_PKG): $(STAMP_PY) $(JAR) $(PY_SOURCES)
 	$(VENV)/bin/pip install -q --no-deps --force-reinstall ./python
 	touch $@
 
+## dist: the wheel (jar inside) and the sdist of the rangejoin package, in dist/.
+dist: build
+	rm -rf dist python/build && mkdir -p dist
+	$(VENV)/bin/pip wheel -q --no-deps --no-build-isolation -w dist ./python
+	cd python && ../$(PY) -m build --sdist --no-isolation --outdir ../dist .
+
+## publish-local: the jar and its pom in the local Maven repository (~/.m2/repository), as
+## io.github.rangejoin:rangejoin-spark<minor>_2.13:<version>, for spark-submit --packages.
+publish-local: $(SBT_LAUNCHER) build
+	$(SBT) publishM2
+
 ## demo: the 1M-row employees anomaly self-join, accelerated and vanilla.
 demo: build
 	cd benchmarks && ../$(PY) demo.py
@@ -67,7 +78,7 @@ test-scala: $(SBT_LAUNCHER) build
 	$(SBT) test
 
 # tests/package (no Spark job) first, then tests/integration (Spark jobs); see pytest.ini.
-test-python: build
+test-python: build publish-local
 	$(PY) -m pytest -q tests/package
 	$(PY) -m pytest -q tests/integration
 

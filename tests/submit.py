@@ -10,10 +10,14 @@ import pyspark
 import rangejoin
 
 
-def spark_submit(script: str, tmp_path: Path, master: str, *conf: str) -> str:
-    """Runs `script` with `master`, the bundled jar and the extension; returns its stdout.
+def spark_submit(
+    script: str, tmp_path: Path, master: str, *conf: str, packages: str | None = None
+) -> str:
+    """Runs `script` with `master`, the plugin and the extension; returns its stdout.
 
-    `conf` holds extra `key=value` settings. Fails with the tail of stderr if the job fails.
+    The plugin comes as the bundled jar (--jars), or as Maven coordinates (--packages) when
+    `packages` names them. `conf` holds extra `key=value` settings. Fails with the tail of
+    stderr if the job fails.
     """
     path = tmp_path / "job.py"
     path.write_text(script)
@@ -26,7 +30,11 @@ def spark_submit(script: str, tmp_path: Path, master: str, *conf: str) -> str:
     )
     settings = ["spark.sql.extensions=rangejoin.RangeJoinExtensions", "spark.ui.enabled=false"]
     command = [str(spark_home / "bin" / "spark-submit"), "--master", master]
-    command += ["--jars", rangejoin.jar_path()]
+    if packages:
+        # A fresh Ivy home: the coordinates resolve from the local Maven repository, not a cache.
+        command += ["--packages", packages, "--conf", f"spark.jars.ivy={tmp_path / 'ivy'}"]
+    else:
+        command += ["--jars", rangejoin.jar_path()]
     for setting in settings + list(conf):
         command += ["--conf", setting]
     result = subprocess.run(

@@ -1,11 +1,29 @@
-"""Builder and session helpers that switch the plugin on."""
+"""Builder and session helpers that switch the plugin on, and a check that it is on."""
+
+import os
+import re
+from pathlib import Path
 
 import pyspark
+from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 
 from rangejoin._jar import check_pyspark_version, jar_path
 
 EXTENSION_CLASS = "rangejoin.RangeJoinExtensions"
+VERSION_FUNCTION = "rangejoin_version"
+
+# The two list-valued settings configure() adds to; it never drops what they already name.
+_LIST_KEYS = ("spark.jars", "spark.sql.extensions")
+
+
+class ConnectServerError(RuntimeError):
+    """configure() was given a client of a Spark Connect server: the plugin belongs in the
+    server, which loads jars and extensions when it starts."""
+
+
+class SessionAlreadyRunningError(RuntimeError):
+    """Spark already started in this process without the plugin; a builder cannot add it."""
 
 
 def _append(current: str | None, value: str) -> str:
@@ -16,21 +34,85 @@ def _append(current: str | None, value: str) -> str:
     return ",".join(items)
 
 
+def spark_defaults_file() -> Path:
+    """The spark-defaults.conf that spark-submit reads when PySpark starts Spark: the one in
+    SPARK_CONF_DIR, else in SPARK_HOME's conf, else in the installed pyspark's conf."""
+    if os.environ.get("SPARK_CONF_DIR"):
+        return Path(os.environ["SPARK_CONF_DIR"]) / "spark-defaults.conf"
+    home = os.environ.get("SPARK_HOME") or str(Path(pyspark.__file__).parent)
+    return Path(home) / "conf" / "spark-defaults.conf"
+
+
+def _read_properties(path: Path) -> dict[str, str]:
+    """The settings of a Java properties file as Spark reads spark-defaults.conf: `key value`,
+    `key=value` or `key: value` lines; `#` and `!` start comments."""
+    if not path.is_file():
+        return {}
+    settings = {}
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        match = re.match(r"([^\s=:]+)\s*[\s=:]\s*(.*)", line)
+        if line and line[0] not in "#!" and match:
+            settings[match[1]] = match[2].strip()
+    return settings
+
+
+def _started_without_plugin() -> bool:
+    """Whether this process already started Spark in a way configure() cannot change: a JVM
+    without the plugin's jar (jars join the driver only when its JVM starts), or a running
+    session without the extension (extensions are fixed when it starts)."""
+    jvm = pyspark.SparkContext._jvm
+    if jvm is None:
+        return False
+    if not jvm.org.apache.spark.util.Utils.classIsLoadable(EXTENSION_CLASS):
+        return True
+    context = pyspark.SparkContext._active_spark_context
+    running = SparkSession.getActiveSession() or SparkSession._instantiatedSession
+    if running is not None and context is not None:
+        return not is_installed(running)
+    return False
+
+
 def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
     """Adds the rangejoin jar to `spark.jars` and the extension to `spark.sql.extensions`.
 
-    Whatever the builder already holds in those keys is kept; the jar and the extension are
-    appended. Returns the same builder, so calls chain:
+    Whatever those keys already name is kept: the builder's value, or else the value of the
+    spark-defaults.conf Spark will read (SPARK_CONF_DIR, SPARK_HOME/conf), so a cluster's Delta
+    or Iceberg extension and jars stay; the jar and the extension are appended. Returns the same
+    builder, so calls chain:
     ``rangejoin.configure(SparkSession.builder.master("local[2]")).getOrCreate()``.
+
+    With ``builder.remote("local")`` the local Spark Connect server starts with the plugin. A
+    client of a remote server (``sc://...``) raises ConnectServerError, which shows how to start
+    the server with the plugin. Raises SessionAlreadyRunningError when Spark already started in
+    this process without the plugin (a notebook, the pyspark shell): getOrCreate() would return a
+    session without it.
     """
     if not isinstance(builder, SparkSession.Builder):
         raise TypeError(f"configure() takes a SparkSession.Builder, not {type(builder).__name__}")
     check_pyspark_version(pyspark.__version__)
     options = builder._options  # the builder keeps its settings here; there is no getter
-    builder.config("spark.jars", _append(options.get("spark.jars"), jar_path()))
-    builder.config(
-        "spark.sql.extensions", _append(options.get("spark.sql.extensions"), EXTENSION_CLASS)
-    )
+    remote = options.get("spark.remote") or os.environ.get("SPARK_REMOTE") or ""
+    if remote.startswith("sc://"):
+        raise ConnectServerError(
+            f"{remote} is a Spark Connect server: spark-rangejoin must be installed in the "
+            "server, since a server loads jars and session extensions when it starts. Start it "
+            f"with: start-connect-server.sh --jars {jar_path()} "
+            f"--conf spark.sql.extensions={EXTENSION_CLASS}; then build this session without "
+            "configure() and check it with rangejoin.is_active(spark)."
+        )
+    if not remote and _started_without_plugin():
+        raise SessionAlreadyRunningError(
+            "Spark already started in this process without spark-rangejoin, and a running "
+            "Spark driver takes no new jar or session extension. Restart the Python process "
+            "(the notebook kernel) and call rangejoin.configure() before anything starts "
+            f"Spark, or start PySpark with --jars {jar_path()} "
+            f"--conf spark.sql.extensions={EXTENSION_CLASS}."
+        )
+    defaults = _read_properties(spark_defaults_file())
+    added = {"spark.jars": jar_path(), "spark.sql.extensions": EXTENSION_CLASS}
+    for key in _LIST_KEYS:
+        builder.config(key, _append(options.get(key, defaults.get(key)), added[key]))
     return builder
 
 
@@ -43,3 +125,21 @@ def session(master: str = "local[*]", app_name: str = "rangejoin", **conf: str) 
     for key, value in conf.items():
         builder = builder.config(key, value)
     return configure(builder).getOrCreate()
+
+
+def is_installed(spark: SparkSession) -> bool:
+    """Whether the plugin's extension is installed in `spark` (its jar on the classpath and its
+    class in spark.sql.extensions), asked through SQL so that it works on classic and Spark
+    Connect sessions alike."""
+    try:
+        spark.sql(f"SELECT {VERSION_FUNCTION}()").collect()
+    except AnalysisException:
+        return False
+    return True
+
+
+def is_active(spark: SparkSession) -> bool:
+    """Whether the plugin plans `spark`'s joins: it is installed (is_installed) and
+    spark.rangejoin.enabled is not false. Works on classic and Spark Connect sessions."""
+    enabled = spark.conf.get("spark.rangejoin.enabled", "true").strip().lower() != "false"
+    return enabled and is_installed(spark)

@@ -1,6 +1,9 @@
-"""The plain Spark route: spark-submit with --jars and --conf, no rangejoin import."""
+"""The plain Spark route: spark-submit with --jars (or --packages) and --conf; the job script
+imports nothing of rangejoin."""
 
 from submit import spark_submit
+
+import rangejoin
 
 SCRIPT = """
 from pyspark.sql import SparkSession
@@ -14,14 +17,30 @@ print("OFF:", spark.sql(query).collect()[0][0])
 """
 
 
-def test_spark_submit_with_jars_and_extension_conf(tmp_path):
+def _check_accelerated(tmp_path, packages: str | None = None) -> None:
+    """Runs SCRIPT with the plugin as --jars, or as `packages`: the plan is the broadcast range
+    join, and the answer is the same with the plugin switched off."""
     stdout = spark_submit(
         SCRIPT,
         tmp_path,
         "local[2]",
         "spark.rangejoin.minCandidatePairs=0",
         "spark.rangejoin.minSmallSideRows=0",
+        packages=packages,
     )
     lines = dict(line.split(": ", 1) for line in stdout.splitlines() if ": " in line)
     assert "BroadcastRangeJoin Inner" in lines["PLAN"]
     assert lines["ON"] == lines["OFF"] and int(lines["ON"]) > 0
+
+
+def test_spark_submit_with_jars_and_extension_conf(tmp_path):
+    _check_accelerated(tmp_path)
+
+
+def test_spark_submit_with_packages_from_the_local_maven_repository(tmp_path):
+    """`make publish-local` (which `make test` runs first) published the jar and its pom."""
+    minor = ".".join(rangejoin.spark_version().split(".")[:2])
+    _check_accelerated(
+        tmp_path,
+        packages=f"io.github.rangejoin:rangejoin-spark{minor}_2.13:{rangejoin.__version__}",
+    )

@@ -1,8 +1,10 @@
 package rangejoin
 
+import org.apache.spark.SparkEnv
 import org.apache.spark.sql.SparkSessionExtensions
 
 import rangejoin.adaptive.SplitSkewedKeyPartitions
+import rangejoin.config.RangeJoinConf
 import rangejoin.planning.{AcceptAsOfJoins, AsOfJoinStrategy, RangeJoinStrategy}
 
 /**
@@ -19,6 +21,11 @@ import rangejoin.planning.{AcceptAsOfJoins, AsOfJoinStrategy, RangeJoinStrategy}
  */
 class RangeJoinExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    // Session start: Spark applies extensions as it creates a session, on a running context,
+    // and lets this error through, so a bad spark.rangejoin.* setting fails getOrCreate().
+    Option(SparkEnv.get).foreach(env => RangeJoinConf.validate(env.conf.getAll))
+    // SQL: rangejoin_version(), which tells a client that the plugin is installed.
+    extensions.injectFunction(RangeJoinVersion.function)
     // Planner: join conditions with inequalities become range-join operators.
     extensions.injectPlannerStrategy(session => RangeJoinStrategy(session))
     // Analysis: an as-of join becomes a nearest-match join before Spark's optimizer rewrites it.

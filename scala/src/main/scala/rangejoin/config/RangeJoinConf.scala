@@ -24,13 +24,16 @@ final case class ConfEntry[T](
   /** This entry's value in `conf`, or its default when unset. */
   def get(conf: SQLConf): T = raw(conf) match {
     case None => default
-    case Some((name, value)) =>
-      parse(value.trim).getOrElse(
-        throw new IllegalArgumentException(
-          s"Invalid value '$value' for configuration $name: allowed values are $allowed."
-        )
-      )
+    case Some((name, value)) => parsed(name, value)
   }
+
+  /** `value`, set under `name` (this key or a deprecated one), parsed; fails if it does not. */
+  def parsed(name: String, value: String): T =
+    parse(value.trim).getOrElse(
+      throw new IllegalArgumentException(
+        s"Invalid value '$value' for configuration $name: allowed values are $allowed."
+      )
+    )
 
   /** The key that is set (this one first, then the deprecated ones) and its value. */
   private def raw(conf: SQLConf): Option[(String, String)] =
@@ -123,6 +126,14 @@ object RangeJoinConf extends Logging {
     default = true
   )
 
+  val ExplainDeclines: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.explainDeclines.enabled",
+    "Log at WARN, for every join whose condition compares with <, <=, > or >= that the plugin " +
+      "leaves to Spark, the rung of the decision ladder that decided and why, in words (at " +
+      "DEBUG when false). From Python, rangejoin.explain_joins(df) gives the same reasons.",
+    default = false
+  )
+
   val BlockRows: ConfEntry[Int] = positiveIntEntry(
     "spark.rangejoin.blockRows",
     "Most rows in one sorted block: every partition of a join input is sorted on its first " +
@@ -187,6 +198,7 @@ object RangeJoinConf extends Logging {
       SlidingWindowJoinEnabled,
       BroadcastEnabled,
       AsOfJoinEnabled,
+      ExplainDeclines,
       BlockRows,
       SortSpillRows,
       RangePartitionMinRows,
@@ -194,6 +206,47 @@ object RangeJoinConf extends Logging {
       MinSmallSideRows,
       KeyedMinCandidatePairs
     )
+
+  val Prefix = "spark.rangejoin."
+
+  /**
+   * Checks every `spark.rangejoin.*` setting among `settings`: a key that is none of [[all]]
+   * (nor a deprecated name of one) fails naming the closest known key, so that a mistyped
+   * `spark.rangejoin.enable=false` does not leave the plugin silently on; a value that does not
+   * parse fails as `get` would. The extension checks the settings a session starts with, and
+   * the planner the session's settings before each join it plans.
+   */
+  def validate(settings: Iterable[(String, String)]): Unit =
+    settings.foreach { case (key, value) =>
+      if (key.startsWith(Prefix)) {
+        all.find(e => e.key == key || e.deprecatedKeys.contains(key)) match {
+          case Some(entry) => entry.parsed(key, value)
+          case None =>
+            throw new IllegalArgumentException(
+              s"Unknown configuration $key: spark-rangejoin has no such key. Did you mean " +
+                s"${closest(key)}? Its keys are ${all.map(_.key).mkString(", ")}."
+            )
+        }
+      }
+    }
+
+  /** The known key nearest to `key` by edit distance, ignoring case. */
+  private def closest(key: String): String =
+    all.map(_.key).minBy(k => editDistance(k.toLowerCase, key.toLowerCase))
+
+  private def editDistance(a: String, b: String): Int = {
+    var previous = Array.tabulate(b.length + 1)(identity)
+    for (i <- 1 to a.length) {
+      val current = new Array[Int](b.length + 1)
+      current(0) = i
+      for (j <- 1 to b.length) {
+        val substitution = previous(j - 1) + (if (a(i - 1) == b(j - 1)) 0 else 1)
+        current(j) = substitution.min(previous(j) + 1).min(current(j - 1) + 1)
+      }
+      previous = current
+    }
+    previous(b.length)
+  }
 
   private val warned = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
 

@@ -42,7 +42,8 @@ import rangejoin.execution.{
  *     `BROADCAST` hint together with equality keys or only on inputs the broadcast range join
  *     cannot build for the join type (a preserved one, or either input of a full outer join), or
  *     is of a type other than inner, cross, left/right/full outer, left semi, left anti or
- *     existence: Spark.
+ *     existence, or its condition has neither an inequality (candidate inequalities included)
+ *     nor an equality key (`a.x * b.y < 10`, a disjunction): Spark.
  *  1. Few candidate pairs: Spark, which is faster on so few. Without equality keys, a join of
  *     any type whose estimated left rows x right rows is at most
  *     `spark.rangejoin.minCandidatePairs`, or whose smaller input is estimated at most
@@ -94,17 +95,20 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
 
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case join: Join =>
+      RangeJoinConf.validate(SQLConf.get.getAllConfs)
       decide(join) match {
         case Right(planned) => planned :: Nil
         case Left(reason) =>
-          logDebug(s"spark-rangejoin leaves the join to Spark: $reason")
+          if (RangeJoinConf.ExplainDeclines.get(SQLConf.get) && Declines.comparesOrders(join)) {
+            logWarning(Declines.message(join, reason))
+          } else logDebug(Declines.message(join, reason))
           Nil
       }
     case _ => Nil
   }
 
   /** The operator for `join`, or why Spark should plan it: the ladder above, rung by rung. */
-  private def decide(join: Join): Either[String, SparkPlan] = {
+  private[planning] def decide(join: Join): Either[String, SparkPlan] = {
     val conf = SQLConf.get
     for {
       _ <- require(RangeJoinConf.Enabled.get(conf), s"${RangeJoinConf.Enabled.key} is false")
@@ -118,6 +122,13 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
       )
       conjuncts = analyzed.copy(inequalities =
         DrivingInequalities.order(analyzed.inequalities, join.left, join.right)
+      )
+      _ <- require(
+        conjuncts.inequalities.nonEmpty || conjuncts.equalities.nonEmpty,
+        "no part of the condition compares an expression of the left input with one of the " +
+          "right input by <, <=, >, >= (or a difference or abs() of the two against a " +
+          "constant), on a type the plugin can sort: " +
+          conjuncts.residuals.map(r => s"`${r.sql}`").mkString(", ")
       )
       _ <- broadcastHintDecline(join, conjuncts.equalities).toLeft(())
       _ <- fewCandidatePairs(join, conjuncts.equalities, conf).toLeft(())
@@ -273,7 +284,9 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
           s"a BROADCAST hint, and ${RangeJoinConf.BroadcastEnabled.key} is false or the " +
             "leading keys have no fixed-width code"
         } else {
-          s"${conjuncts.inequalities.size} inequality conjunct(s) and no enabled operator for that"
+          s"${conjuncts.inequalities.size} inequalities, and the operators for that many are " +
+            s"switched off (${RangeJoinConf.IEJoinEnabled.key}, " +
+            s"${RangeJoinConf.PiecewiseMergeJoinEnabled.key})"
         }
       )
   }

@@ -43,6 +43,16 @@ class PlanSelectionSuite extends RangeJoinTestBase {
       "SELECT /*+ BROADCAST(q) */ p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b"
     )
     notAccelerated.foreach(checkOperator(_, None))
+    // Nothing to index: no inequality of a left and a right expression, whichever operator is on
+    // (the broadcast join used to take such a join with no index and fail).
+    val noInequality = Seq(
+      "SELECT p.id, q.id FROM p JOIN q ON p.a * q.a < 10",
+      "SELECT p.id, q.id FROM p JOIN q ON p.a < q.a OR p.b > q.b",
+      "SELECT p.id, q.id FROM p LEFT JOIN q ON p.a + q.a * q.b < p.b"
+    )
+    withConf(RangeJoinConf.BroadcastEnabled.key -> "true") {
+      noInequality.foreach(checkAgainstVanilla(_, accelerated = false))
+    }
   }
 
   test("one inequality plans PiecewiseMergeJoinExec, two or more IEJoinExec, any join type") {
@@ -140,6 +150,32 @@ class PlanSelectionSuite extends RangeJoinTestBase {
       withConf(RangeJoinConf.BlockRows.key -> "0")(spark.sql(q).collect())
     }
     assert(e.getMessage.contains(RangeJoinConf.BlockRows.key), e.getMessage)
+  }
+
+  test("a mistyped key or a bad value fails the next join, naming the key to use") {
+    setUp()
+    val q = "SELECT p.id, q.id FROM p JOIN q ON p.a < q.a AND p.b > q.b"
+    val mistyped = intercept[IllegalArgumentException] {
+      withConf("spark.rangejoin.enable" -> "false")(spark.sql(q).collect())
+    }
+    assert(
+      mistyped.getMessage.startsWith(
+        "Unknown configuration spark.rangejoin.enable: spark-rangejoin has no such key. " +
+          s"Did you mean ${RangeJoinConf.Enabled.key}?"
+      ),
+      mistyped.getMessage
+    )
+    // Checked whether or not the join reads the key: a keyed limit, on a join without keys.
+    val empty = intercept[IllegalArgumentException] {
+      withConf(RangeJoinConf.KeyedMinCandidatePairs.key -> "")(spark.sql(q).collect())
+    }
+    assert(empty.getMessage.contains(RangeJoinConf.KeyedMinCandidatePairs.key), empty.getMessage)
+    // Known keys, deprecated names too, and settings of other components pass.
+    RangeJoinConf.validate(
+      RangeJoinConf.all.map(e => e.key -> e.default.toString) ++
+        Seq("spark.rangejoin.pwmj.enabled" -> "true", "spark.sql.anything" -> "x")
+    )
+    checkAgainstVanilla(q)
   }
 
   test("renamed switches still read their old keys; the new key wins when both are set") {

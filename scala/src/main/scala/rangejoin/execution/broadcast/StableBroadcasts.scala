@@ -1,6 +1,7 @@
 package rangejoin.execution.broadcast
 
 import org.apache.spark.broadcast.Broadcast
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan, Statistics}
 import org.apache.spark.sql.execution.{LocalTableScanExec, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.{
@@ -66,7 +67,8 @@ object StableBroadcasts {
   }
 
   /**
-   * The identity of a stable input's rows, or None when they may differ between runs. Adaptive
+   * The identity of a stable input's rows, or None when they may differ between runs: it reads
+   * something other than cached or inlined rows, or a cache that is no longer persisted. Adaptive
    * query stages (a cached table's) are looked through to the plans they ran.
    */
   def identity(plan: SparkPlan): Option[AnyRef] = {
@@ -75,10 +77,12 @@ object StableBroadcasts {
       case _: InMemoryTableScanExec | _: LocalTableScanExec => true
       case _ => false
     }
-    Option.when(stable) {
-      val cached = leaves.collect { case s: InMemoryTableScanExec =>
-        s.relation.cacheBuilder.cachedColumnBuffers.id
-      }
+    val cached = leaves.collect { case s: InMemoryTableScanExec =>
+      s.relation.cacheBuilder.cachedColumnBuffers.id
+    }
+    // An unpersisted cache is computed again from its source, which may have changed.
+    val persisted = SparkSession.getActiveSession.map(_.sparkContext.getPersistentRDDs)
+    Option.when(stable && persisted.exists(p => cached.forall(p.contains))) {
       (plan.canonicalized, cached)
     }
   }
