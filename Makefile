@@ -131,4 +131,4 @@ lint: $(SBT_LAUNCHER) $(STAMP_PY)
 	$(VENV)/bin/ruff format --check python tests benchmarks
 
 clean:
-	rm -rf target project/target project/project $(PKG_JAR_DIR) $(VENV)
+	rm -rf target project/target project/project $(PKG_JAR_DIR) $(VENV) dist
