@@ -38,15 +38,16 @@ case class StableBroadcastExchangeExec(keys: Seq[Expression], child: SparkPlan)
 
   @transient private lazy val spark = BroadcastExchangeExec(mode, child)
 
+  /** The input's identity across runs (None: not stable), worked out once, at run time. */
+  @transient private lazy val identity: Option[AnyRef] = StableBroadcasts.identity(child)
+
   /** The kept broadcast this run reuses, looked up once, at the first run's start. */
   @transient private lazy val kept: Option[StableBroadcasts.Kept] =
-    StableBroadcasts.identity(child).flatMap(StableBroadcasts.get)
+    identity.flatMap(StableBroadcasts.get)
 
   /** Spark's broadcast, kept for the next run when the input is stable. */
   private def keep(made: Broadcast[Any]): Broadcast[Any] = {
-    StableBroadcasts
-      .identity(child)
-      .foreach(StableBroadcasts.put(_, StableBroadcasts.Kept(made, spark.runtimeStatistics)))
+    identity.foreach(StableBroadcasts.put(_, StableBroadcasts.Kept(made, spark.runtimeStatistics)))
     made
   }
 
