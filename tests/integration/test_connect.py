@@ -19,7 +19,7 @@ import rangejoin
 print("CONNECT:", type(spark).__module__.startswith("pyspark.sql.connect"))
 print("ACTIVE:", rangejoin.is_active(spark))
 spark.range(3000).selectExpr("id AS x", "id % 13 AS p").createOrReplaceTempView("a")
-spark.range(3000).selectExpr("id AS y", "id % 11 AS q").createOrReplaceTempView("b")
+spark.range(1000).selectExpr("id AS y", "id % 11 AS q").createOrReplaceTempView("b")
 query = "SELECT count(*) FROM a JOIN b ON x < y AND p > q"
 def plan():
     return spark.sql("EXPLAIN " + query).collect()[0][0].replace("\\n", " | ")

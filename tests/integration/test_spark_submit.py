@@ -9,7 +9,8 @@ SCRIPT = """
 from pyspark.sql import SparkSession
 spark = SparkSession.builder.getOrCreate()
 spark.range(0, 300).selectExpr("id", "id % 11 AS a", "id % 7 AS b").createOrReplaceTempView("t")
-query = "SELECT count(*) FROM t x JOIN t y ON x.a < y.a AND x.b > y.b"
+spark.range(0, 100).selectExpr("id", "id % 5 AS a", "id % 3 AS b").createOrReplaceTempView("u")
+query = "SELECT count(*) FROM t JOIN u ON t.a < u.a AND t.b > u.b"
 print("PLAN:", spark.sql("EXPLAIN " + query).collect()[0][0].replace("\\n", " | "))
 print("ON:", spark.sql(query).collect()[0][0])
 spark.conf.set("spark.rangejoin.enabled", "false")

@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 spark = rangejoin.session("local[1]", **{"spark.ui.enabled": "false",
                                           "spark.rangejoin.minCandidatePairs": "0"})
 a = spark.range(3000).selectExpr("id AS x", "id % 13 AS p")
-b = spark.range(3000).selectExpr("id AS y", "id % 11 AS q")
+b = spark.range(1000).selectExpr("id AS y", "id % 11 AS q")
 joined = a.join(b, F.expr("x < y AND p > q"))
 print("ACTIVE:", rangejoin.is_active(spark))
 print("OPERATOR:", rangejoin.explain_joins(joined)[0].rsplit(" ", 1)[-1])

@@ -19,8 +19,12 @@ import rangejoin.execution.blocks.{KeyEncoder, LongKeyEncoder}
  */
 class BroadcastRangeJoinSuite extends RangeJoinTestBase {
 
+  /** The broadcast join on, for an input of any size below Spark's broadcast threshold. */
   private def broadcastOn[T](body: => T): T =
-    withConf(RangeJoinConf.BroadcastEnabled.key -> "true")(body)
+    withConf(
+      RangeJoinConf.BroadcastEnabled.key -> "true",
+      RangeJoinConf.BroadcastMaxRowsRatio.key -> "1e9"
+    )(body)
 
   /** Keys of this type can be indexed: they have fixed-width codes. */
   private def indexable(dt: DataType) = KeyEncoder.forType(dt).isInstanceOf[LongKeyEncoder]

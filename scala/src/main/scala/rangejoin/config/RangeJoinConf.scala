@@ -79,6 +79,15 @@ object RangeJoinConf extends Logging {
       _.toLongOption.filter(_ >= 0)
     )
 
+  private def positiveDoubleEntry(key: String, doc: String, default: Double): ConfEntry[Double] =
+    ConfEntry[Double](
+      key,
+      doc,
+      default,
+      "a number greater than 0",
+      _.toDoubleOption.filter(v => v > 0 && !v.isInfinite)
+    )
+
   val Enabled: ConfEntry[Boolean] = booleanEntry(
     "spark.rangejoin.enabled",
     "Master switch. When false, every join is planned by Spark as if the extension were absent.",
@@ -112,10 +121,22 @@ object RangeJoinConf extends Logging {
   val BroadcastEnabled: ConfEntry[Boolean] = booleanEntry(
     "spark.rangejoin.broadcast.enabled",
     "Plan joins without equality keys as BroadcastRangeJoinExec when an input that the join " +
-      "type does not preserve is below spark.sql.autoBroadcastJoinThreshold: that input is " +
-      "broadcast, each executor indexes it once on the first one or two inequalities, and the other " +
-      "input probes the index where it is, with no shuffle and no sort.",
+      "type does not preserve is below spark.sql.autoBroadcastJoinThreshold and much the " +
+      "smaller (spark.rangejoin.broadcast.maxRowsRatio), or has a BROADCAST hint: that input " +
+      "is broadcast, each executor indexes it once on the first one or two inequalities, and " +
+      "the other input probes the index where it is, with no shuffle and no sort.",
     default = true
+  )
+
+  val BroadcastMaxRowsRatio: ConfEntry[Double] = positiveDoubleEntry(
+    "spark.rangejoin.broadcast.maxRowsRatio",
+    "Without a BROADCAST hint, an input below spark.sql.autoBroadcastJoinThreshold is broadcast " +
+      "only if its estimated rows are at most this times the other input's (or it reads only " +
+      "cached data, or the other input is a stream); otherwise both inputs are sorted in " +
+      "parallel tasks. Broadcasting sorts the input on the driver, which pays only when it is " +
+      "much the smaller (measured on 1M-row band joins: broadcasting wins at 250K rows, ties " +
+      "at 500K and loses at 1M).",
+    default = 0.5
   )
 
   val AsOfJoinEnabled: ConfEntry[Boolean] = booleanEntry(
@@ -197,6 +218,7 @@ object RangeJoinConf extends Logging {
       PiecewiseMergeJoinEnabled,
       SlidingWindowJoinEnabled,
       BroadcastEnabled,
+      BroadcastMaxRowsRatio,
       AsOfJoinEnabled,
       ExplainDeclines,
       BlockRows,

@@ -239,6 +239,37 @@ class PlanSelectionSuite extends RangeJoinTestBase {
     }
   }
 
+  test("an input Spark would broadcast is broadcast only when much the smaller") {
+    spark.range(0, 2000).selectExpr("id", "id % 97 AS a", "id % 89 AS b").createOrReplaceTempView(
+      "many"
+    )
+    spark.range(0, 400).selectExpr("id", "id % 11 AS a", "id % 9 AS b").createOrReplaceTempView(
+      "some"
+    )
+    val selfJoin =
+      "SELECT count(*), sum(x.id * y.id) FROM many x JOIN many y ON x.a < y.a AND x.b > y.b"
+    val smaller =
+      "SELECT count(*), sum(m.id * s.id) FROM many m JOIN some s ON m.a < s.a AND m.b > s.b"
+    withConf(RangeJoinConf.BroadcastEnabled.key -> "true") {
+      checkOperator(selfJoin, Some("IEJoin"))
+      checkOperator(smaller, Some("BroadcastRangeJoin"))
+      withConf(RangeJoinConf.BroadcastMaxRowsRatio.key -> "0.05") {
+        checkOperator(smaller, Some("IEJoin"))
+      }
+      withConf(RangeJoinConf.BroadcastMaxRowsRatio.key -> "1") {
+        checkOperator(selfJoin, Some("BroadcastRangeJoin"))
+      }
+      val cached = spark.table("many").cache()
+      try checkOperator(selfJoin, Some("BroadcastRangeJoin"))
+      finally cached.unpersist()
+      withConf(RangeJoinConf.BroadcastMaxRowsRatio.key -> "0") {
+        val error = intercept[IllegalArgumentException](spark.sql(smaller).queryExecution.sparkPlan)
+        assert(error.getMessage.contains(RangeJoinConf.BroadcastMaxRowsRatio.key), error)
+        assert(error.getMessage.contains("a number greater than 0"), error)
+      }
+    }
+  }
+
   test("adaptive execution re-decides on the inputs' runtime sizes when the estimate was wrong") {
     // Spark estimates the filtered input as large as its table; it holds 10 rows.
     spark.range(0, 1000).selectExpr("id", "id % 97 AS a", "id % 89 AS b").createOrReplaceTempView(
