@@ -51,27 +51,30 @@ final class BlockLoader(
   def load(rows: Iterator[InternalRow], spillSize: SQLMetric, peakMemory: SQLMetric)
       : Iterator[Block] = {
     val toRecord = UnsafeProjection.create(keys ++ columns(from = 0))
-    val records = rows.map(row => toRecord(row): UnsafeRow)
+    def records(rows: Iterator[InternalRow]) = rows.map(row => toRecord(row): UnsafeRow)
     encoders.head match {
-      case LongKeyEncoder(code) =>
+      case _: LongKeyEncoder =>
         val memory = new LoadMemory(TaskContext.get())
         val inMemory = new InMemorySort(
-          numKeys + numFields,
-          hasNullKey,
-          code,
+          numFields,
+          UnsafeProjection.create(keys),
+          UnsafeProjection.create(columns(from = 0)),
+          toRecord,
+          encoders,
           new RecordOrder,
           blockRows,
           spillRows,
+          ordersKey1,
           memory
         )
-        if (inMemory.fill(records)) {
+        if (inMemory.fill(rows)) {
           reportPeak(memory.peak, peakMemory)
-          new Cutter(inMemory.sorted, () => memory.release())
+          inMemory.blocks(() => memory.release())
         } else {
           val buffered = inMemory.buffered
-          externalSort(buffered ++ records, spillSize, peakMemory, () => memory.release())
+          externalSort(buffered ++ records(rows), spillSize, peakMemory, () => memory.release())
         }
-      case _: ValueKeyEncoder => externalSort(records, spillSize, peakMemory, () => ())
+      case _: ValueKeyEncoder => externalSort(records(rows), spillSize, peakMemory, () => ())
     }
   }
 

@@ -1,101 +1,160 @@
 package rangejoin.execution.blocks
 
-import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
 import org.apache.spark.unsafe.Platform
 import org.apache.spark.util.collection.unsafe.sort.RecordComparator
 
 import rangejoin.local.RadixSort
 
 /**
- * Sorts one partition's records for [[BlockLoader]] in memory, when they fit, into an order that
- * cuts into the same blocks as the loader's total order (see [[BlockLoader]]) at a fraction of a
- * comparison sort's cost.
+ * Cuts one partition into [[BlockLoader]]'s blocks in memory, when it fits, at a fraction of the
+ * external sorter's cost: the rows are kept as they are and their keys in columns, key 0's codes
+ * are radix-sorted, and each block's rows and keys are gathered in that order.
  *
- *  1. [[fill]] copies records into two packed buffers, those with a NULL key and the others,
- *     reserving the memory from `memory` first, with room for the sort's arrays and a copy. It
- *     stops taking records at `maxRows` or when the memory manager refuses, and then the loader
- *     hands [[buffered]] and the rest of its input to Spark's external sorter instead.
- *  1. [[sorted]] puts the records with a NULL key first, in `order`, then radix-sorts the others
- *     on key 0's code (stable, so rows with equal key 0 stay in arrival order).
- *  1. The cut then reads the records in that order from a copy grouped in chunks of
- *     consecutive positions ([[PackedRows.chunked]]), so that it does not miss the cache on
- *     every row.
+ *  1. [[fill]] keeps each row's columns in one of two packed buffers, the rows with a NULL key
+ *     and the others, and the others' keys in one column per key, in arrival order. It reserves
+ *     the memory from `memory` first, with room for the sort's arrays and a copy. It stops taking
+ *     rows at `maxRows` or when the memory manager refuses; the loader then hands [[buffered]]
+ *     and the rest of its input to Spark's external sorter instead.
+ *  1. [[blocks]] radix-sorts key 0's codes (stable: rows with equal key 0 stay in arrival order)
+ *     and cuts blocks of `blockRows` rows in that order, after the blocks of rows with a NULL
+ *     key (in the total order). A block's rows are read from a copy grouped in chunks of
+ *     consecutive positions ([[PackedRows.chunked]]), so that the gather does not miss the cache
+ *     on every row, and its keys are selected from the columns.
  *  1. Only the rows that fall on each side of a block boundary depend on how equal keys are
- *     ordered. So a run of equal key-0 codes that crosses a boundary (a multiple of `blockRows`
- *     after the NULL-key records) is sorted by `order`: every block then holds exactly the rows
- *     the total order puts in it. Inside a block, rows with equal key 0 may come in any order.
+ *     ordered. So a run of equal key-0 codes that crosses a boundary (a multiple of `blockRows`)
+ *     is sorted by the loader's total order on records: every block then holds exactly the rows
+ *     the total order (and so the external sorter) puts in it. Inside a block, rows with equal
+ *     key 0 may come in any order.
  *
- * @param numFields the records' fields: the keys, then the row's columns
- * @param hasNullKey whether a record has a NULL key
- * @param key0 the code of key 0 (a record's field 0) when it is not NULL
+ * @param numFields the rows' columns
+ * @param keysOf projects a row's keys
+ * @param columnsOf projects a row that is not already an unsafe row of `numFields` columns
+ * @param toRecord projects a row to the loader's record: its keys, then its columns
+ * @param encoders each key's encoder; key 0's gives the `key0` code
  * @param order the loader's total order on records
+ * @param ordersKey1 give each block its [[Block.key1Order]]
  */
 final class InMemorySort(
     numFields: Int,
-    hasNullKey: UnsafeRow => Boolean,
-    key0: KeyCode,
+    keysOf: UnsafeProjection,
+    columnsOf: UnsafeProjection,
+    toRecord: UnsafeProjection,
+    encoders: Seq[KeyEncoder],
     order: RecordComparator,
     blockRows: Int,
     maxRows: Int,
+    ordersKey1: Boolean,
     memory: LoadMemory
 ) {
+  private val numKeys = encoders.length
   private var matchable: PackedRows.Builder = _
   private var nullKeys: PackedRows.Builder = _
-  private var refused: Option[UnsafeRow] = None // a copy of the record that was not taken
+  private var keyColumns: Array[KeyColumnBuilder] = _
+  private var refused: Option[UnsafeRow] = None // the record of the row that was not taken
 
   /**
-   * Takes records until they end (true), or until `maxRows` are held or memory is refused
-   * (false: [[buffered]] then gives what was taken, and the records not taken are the rest of
-   * `records`).
+   * Takes rows until they end (true), or until `maxRows` are held or memory is refused (false:
+   * [[buffered]] then gives the records of what was taken, and the rows not taken are the rest of
+   * `rows`).
    */
-  def fill(records: Iterator[UnsafeRow]): Boolean = {
+  def fill(rows: Iterator[InternalRow]): Boolean = {
     try {
       matchable = new PackedRows.Builder(numFields, memory)
       nullKeys = new PackedRows.Builder(numFields, memory)
+      keyColumns = encoders.map(_.newBuilder(memory)).toArray
     } catch { case LoadMemory.Refused => return false }
-    var rows = 0L
-    while (records.hasNext) {
-      val record = records.next()
-      if (rows >= maxRows) { refused = Some(record.copy()); return false }
+    var taken = 0L
+    while (rows.hasNext) {
+      val row = rows.next()
+      if (taken >= maxRows) { refused = Some(toRecord(row).copy()); return false }
       try {
-        if (hasNullKey(record)) nullKeys += record
-        else {
-          // Room for the sort's arrays and the record's place in the chunked copy.
-          memory.allocate(InMemorySort.SortBytesPerRow + 4L + record.getSizeInBytes)
-          matchable += record
+        val keys = keysOf(row)
+        val columns = row match {
+          case unsafe: UnsafeRow if unsafe.numFields == numFields => unsafe
+          case _ => columnsOf(row)
         }
-      } catch { case LoadMemory.Refused => refused = Some(record.copy()); return false }
-      rows += 1
+        if (keys.anyNull) nullKeys += columns
+        else {
+          memory.allocate(InMemorySort.SortBytesPerRow + columns.getSizeInBytes)
+          // Keys first: when memory is refused, the row is not in `matchable`, which is what
+          // [[buffered]] reads (it ignores the key columns).
+          var k = 0
+          while (k < numKeys) { keyColumns(k).add(keys, k); k += 1 }
+          matchable += columns
+        }
+      } catch { case LoadMemory.Refused => refused = Some(toRecord(row).copy()); return false }
+      taken += 1
     }
     true
   }
 
-  /** The records taken, in arrival order within each buffer, for the external sorter. */
+  /** The records of the rows taken, in any order, for the external sorter. */
   def buffered: Iterator[UnsafeRow] = {
     val taken = Seq(matchable, nullKeys).filter(_ != null).map(_.result())
     matchable = null
     nullKeys = null
-    taken.iterator.flatMap(rows => records(rows, Array.range(0, rows.size))) ++ refused
+    keyColumns = null
+    val row = new UnsafeRow(numFields)
+    taken.iterator.flatMap(rows =>
+      Iterator.range(0, rows.size).map(i => toRecord(rows.row(i, row)))
+    ) ++
+      refused
   }
 
-  /** Every record, once [[fill]] took them all, in an order that cuts into the loader's blocks. */
-  def sorted: Iterator[UnsafeRow] = {
-    val (withNull, rest) = (nullKeys.result(), matchable.result(trim = false)) // rest is copied
+  /**
+   * The blocks, once [[fill]] took every row: those of rows with a NULL key first, then the
+   * others in key-0 order. `release` is called after the last one.
+   */
+  def blocks(release: () => Unit): Iterator[Block] = {
+    val withNull = nullKeys.result()
+    val keys = keyColumns.map(_.result())
+    val (chunked, mapped, sorted) = {
+      val rest = matchable.result(trim = false) // copied just below
+      val sorted = byKey0(rest, keys(0).asInstanceOf[LongCodes].codes)
+      val (chunked, mapped) = rest.chunked(sorted, HeapBudget.Unaccounted) // reserved by fill
+      (chunked, mapped, sorted)
+    }
     nullKeys = null
     matchable = null
+    keyColumns = null
     val nullOrder = byRecordOrder(withNull, Array.range(0, withNull.size), 0, withNull.size)
-    // fill reserved the copy's room with each record.
-    val (chunked, order) = rest.chunked(byKey0(rest), HeapBudget.Unaccounted)
-    records(withNull, nullOrder) ++ records(chunked, order)
+    val noKeys = encoders.map(_.newBuilder(HeapBudget.Unaccounted).result()).toArray
+    val noRows = PackedRows.empty(numFields)
+    val nullBlocks = cuts(withNull.size).map { case (from, until) =>
+      val rows = withNull.select(nullOrder, from, until, HeapBudget.Unaccounted)
+      new Block(noRows, noKeys, Array.emptyIntArray, rows)
+    }
+    val matchBlocks = cuts(chunked.size).map { case (from, until) =>
+      val blockKeys = keys.map(_.select(sorted, from, until, HeapBudget.Unaccounted))
+      val rows = chunked.select(mapped, from, until, HeapBudget.Unaccounted)
+      new Block(
+        rows,
+        blockKeys,
+        Block.key1Order(blockKeys, ordersKey1, HeapBudget.Unaccounted),
+        noRows
+      )
+    }
+    val all = nullBlocks ++ matchBlocks
+    new Iterator[Block] {
+      private var open = true
+      def hasNext: Boolean = {
+        val more = all.hasNext
+        if (!more && open) { open = false; release() }
+        more
+      }
+      def next(): Block = all.next()
+    }
   }
 
+  /** `[from, until)` of each block of `rows` rows: `blockRows` each, the last fewer. */
+  private def cuts(rows: Int): Iterator[(Int, Int)] =
+    Iterator.range(0, rows, blockRows).map(from => (from, math.min(rows, from + blockRows)))
+
   /** Row indices of `rows` by key 0, with the runs that cross a block boundary in total order. */
-  private def byKey0(rows: PackedRows): Array[Int] = {
+  private def byKey0(rows: PackedRows, codes: Array[Long]): Array[Int] = {
     val n = rows.size
-    val codes = new Array[Long](n)
-    val record = new UnsafeRow(numFields)
-    var i = 0
-    while (i < n) { codes(i) = key0(rows.row(i, record), 0); i += 1 }
     val sortedRows = RadixSort.sortedIndices(codes)
     var boundary = blockRows
     while (boundary < n) {
@@ -112,33 +171,33 @@ final class InMemorySort(
     sortedRows
   }
 
-  /** Sorts `indices(from until until)`, row indices of `rows`, by the total order; returns it. */
+  /**
+   * Sorts `indices(from until until)`, row indices of `rows`, by the total order on the rows'
+   * records; returns `indices`.
+   */
   private def byRecordOrder(rows: PackedRows, indices: Array[Int], from: Int, until: Int)
       : Array[Int] = {
-    def base(i: Int) = Platform.BYTE_ARRAY_OFFSET + rows.offsets(i)
-    def length(i: Int) = rows.offsets(i + 1) - rows.offsets(i)
-    val run = indices.slice(from, until).sortWith { (a, b) =>
-      order.compare(rows.data, base(a), length(a), rows.data, base(b), length(b)) < 0
+    val records = new PackedRows.Builder(numKeys + numFields, HeapBudget.Unaccounted)
+    val row = new UnsafeRow(numFields)
+    var i = from
+    while (i < until) { records += toRecord(rows.row(indices(i), row)); i += 1 }
+    val run = records.result(trim = false)
+    def base(k: Int) = Platform.BYTE_ARRAY_OFFSET + run.offsets(k)
+    def length(k: Int) = run.offsets(k + 1) - run.offsets(k)
+    val inOrder = Array.range(0, until - from).sortWith { (a, b) =>
+      order.compare(run.data, base(a), length(a), run.data, base(b), length(b)) < 0
     }
-    System.arraycopy(run, 0, indices, from, run.length)
+    val reordered = inOrder.map(k => indices(from + k))
+    System.arraycopy(reordered, 0, indices, from, reordered.length)
     indices
   }
-
-  /** Rows `order(0)`, `order(1)`, ... of `rows`, through one reused record. */
-  private def records(rows: PackedRows, order: Array[Int]): Iterator[UnsafeRow] =
-    new Iterator[UnsafeRow] {
-      private val record = new UnsafeRow(numFields)
-      private var k = 0
-      def hasNext: Boolean = k < order.length
-      def next(): UnsafeRow = {
-        k += 1
-        rows.row(order(k - 1), record)
-      }
-    }
 }
 
 object InMemorySort {
 
-  /** Key 0's codes and the radix sort's arrays (two copies of codes and of indices). */
-  private val SortBytesPerRow = 8L + 24L
+  /**
+   * Bytes reserved per row for [[InMemorySort.blocks]]' arrays besides the row's copy: the radix
+   * sort's two copies of codes and of indices (24), and the chunked copy's index arrays (12).
+   */
+  private val SortBytesPerRow = 36L
 }
