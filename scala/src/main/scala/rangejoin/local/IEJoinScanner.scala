@@ -108,6 +108,51 @@ final class IEJoinScanner(
 // a method once it is hot, but a constructor's loops ran interpreted for many block pairs.
 object IEJoinScanner {
 
+  /**
+   * The scanner of `left.x op1 right.x AND left.y op2 right.y`, the cheapest that is exact for
+   * these two inputs. When one inequality holds for every pair (the inputs' ranges on its key do
+   * not overlap the wrong way, as for most block pairs off the diagonal of a band or anomaly
+   * join), only the other one decides, and a [[MergeScanner]] on that key answers in one merge:
+   * on x directly (rows are in x order), on y through each input's y order
+   * ([[PermutedScanner]]). Otherwise the full [[IEJoinScanner]].
+   */
+  def apply(left: IEJoinInput, right: IEJoinInput, op1: InequalityOp, op2: InequalityOp)
+      : PairScanner =
+    if (left.size == 0 || right.size == 0) new IEJoinScanner(left, right, op1, op2)
+    else if (holdsForAll(left.y, left.yOrder, right.y, right.yOrder, op2)) {
+      new MergeScanner(left.x, right.x, op1)
+    } else if (holdsForAll(left.x, null, right.x, null, op1)) {
+      new PermutedScanner(
+        new MergeScanner(inOrder(left.y, left.yOrder), inOrder(right.y, right.yOrder), op2),
+        left.yOrder,
+        right.yOrder
+      )
+    } else new IEJoinScanner(left, right, op1, op2)
+
+  /**
+   * Whether `op` holds for every pair of a left and a right key, each input's keys ascending in
+   * `order` (`null`: in row order).
+   */
+  private def holdsForAll(
+      left: Array[Long],
+      leftOrder: Array[Int],
+      right: Array[Long],
+      rightOrder: Array[Int],
+      op: InequalityOp
+  ): Boolean = {
+    def at(keys: Array[Long], order: Array[Int], k: Int) = keys(if (order == null) k else order(k))
+    op.holdsForAll(
+      at(left, leftOrder, 0),
+      at(left, leftOrder, left.length - 1),
+      at(right, rightOrder, 0),
+      at(right, rightOrder, right.length - 1)
+    )
+  }
+
+  /** `keys` in `order`: `result(k) = keys(order(k))`. */
+  private def inOrder(keys: Array[Long], order: Array[Int]): Array[Long] =
+    RadixSort.gather(keys, order)
+
   /** The inverse of the permutation `order`. */
   private def inverse(order: Array[Int]): Array[Int] = {
     val position = new Array[Int](order.length)

@@ -19,6 +19,15 @@ sealed abstract class InequalityOp(
     if (leftSmaller) (if (strict) cmp < 0 else cmp <= 0)
     else (if (strict) cmp > 0 else cmp >= 0)
 
+  /**
+   * Whether the op holds for every left value in `[leftMin, leftMax]` against every right value
+   * in `[rightMin, rightMax]` (codes): for `<`/`<=` the largest left value against the smallest
+   * right value, for `>`/`>=` the reverse.
+   */
+  def holdsForAll(leftMin: Long, leftMax: Long, rightMin: Long, rightMax: Long): Boolean =
+    if (leftSmaller) holds(java.lang.Long.compare(leftMax, rightMin))
+    else holds(java.lang.Long.compare(leftMin, rightMax))
+
   /** The op with its operands swapped: `a < b` is `b > a`. */
   def flip: InequalityOp = this match {
     case InequalityOp.Lt => InequalityOp.Gt

@@ -38,7 +38,12 @@ class IEJoinScannerSuite extends AnyFunSuite {
       op1: InequalityOp,
       op2: InequalityOp,
       rnd: Random = new Random(0)
-  ): Seq[(Int, Int)] = {
+  ): Seq[(Int, Int)] = join(lx, ly, rx, ry, rnd)(new IEJoinScanner(_, _, op1, op2))._1
+
+  /** The pairs of the scanner `make` gives for inputs made as [[ieJoin]] makes them, and it. */
+  private def join(lx: Array[Long], ly: Array[Long], rx: Array[Long], ry: Array[Long], rnd: Random)(
+      make: (IEJoinInput, IEJoinInput) => PairScanner
+  ): (Seq[(Int, Int)], PairScanner) = {
     def input(x: Array[Long], y: Array[Long]) = {
       val rows = rnd.shuffle(x.indices.toVector).sortBy(x(_)).toArray
       val ys = rows.map(y)
@@ -47,9 +52,8 @@ class IEJoinScannerSuite extends AnyFunSuite {
     }
     val (leftRows, left) = input(lx, ly)
     val (rightRows, right) = input(rx, ry)
-    scan(new IEJoinScanner(left, right, op1, op2)).map { case (i, j) =>
-      (leftRows(i), rightRows(j))
-    }
+    val scanner = make(left, right)
+    (scan(scanner).map { case (i, j) => (leftRows(i), rightRows(j)) }, scanner)
   }
 
   private def scan(s: PairScanner): Seq[(Int, Int)] = {
@@ -78,6 +82,30 @@ class IEJoinScannerSuite extends AnyFunSuite {
         if (expected.nonEmpty) nonEmpty += 1
       }
       assert(nonEmpty > 50)
+    }
+  }
+
+  for (op1 <- ops; op2 <- ops) {
+    test(s"l.x $op1 r.x AND l.y $op2 r.y: a merge where one inequality holds for every pair") {
+      val rnd = new Random(op1.hashCode * 17 + op2.hashCode)
+      val picked = scala.collection.mutable.Map.empty[String, Int].withDefaultValue(0)
+      for (_ <- 0 until 300) {
+        // Ranges of 4 values, the right one shifted by -5 to 5 on each key: apart, touching
+        // (ties at the ends decide < against <=) or overlapping.
+        def keys(k: Int, shift: Int) = Array.fill(k)((rnd.nextInt(4) + shift).toLong)
+        val (n, m) = (1 + rnd.nextInt(12), 1 + rnd.nextInt(12))
+        val (xShift, yShift) = (rnd.nextInt(11) - 5, rnd.nextInt(11) - 5)
+        val (lx, ly, rx, ry) = (keys(n, 0), keys(n, 0), keys(m, xShift), keys(m, yShift))
+        val expected = bruteForce(lx, ly, rx, ry, op1, op2).sorted
+        val (actual, picks) = join(lx, ly, rx, ry, rnd)(IEJoinScanner(_, _, op1, op2))
+        val scanner = picks.getClass.getSimpleName
+        assert(
+          actual.sorted == expected,
+          s"$scanner: lx=${lx.toSeq} ly=${ly.toSeq} rx=${rx.toSeq} ry=${ry.toSeq}"
+        )
+        picked(scanner) += 1
+      }
+      assert(Seq("MergeScanner", "PermutedScanner", "IEJoinScanner").forall(picked(_) > 20), picked)
     }
   }
 

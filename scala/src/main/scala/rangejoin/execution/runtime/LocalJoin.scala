@@ -13,14 +13,16 @@ sealed trait LocalJoin extends Serializable {
 
 /**
  * IEJoin on keys 0 and 1: `stream.x op1 build.x AND stream.y op2 build.y`. Blocks are in key 0
- * order and carry their key 1 order ([[Block.key1Order]]), so the scanner only merges. Codes of value-typed keys are
- * dense ranks over both blocks, which order each block's rows as its values do.
+ * order and carry their key 1 order ([[Block.key1Order]]), so the scanner only merges; a block
+ * pair on which one inequality holds for every pair is a merge on the other key
+ * ([[IEJoinScanner.apply]]). Codes of value-typed keys are dense ranks over both blocks, which
+ * order each block's rows as its values do.
  */
 final case class IEJoinLocal(op1: InequalityOp, op2: InequalityOp) extends LocalJoin {
   def scanner(stream: Block, build: Block): PairScanner = {
     val (sx, bx) = KeyColumn.jointCodes(stream.keys(0), build.keys(0))
     val (sy, by) = KeyColumn.jointCodes(stream.keys(1), build.keys(1))
-    new IEJoinScanner(
+    IEJoinScanner(
       IEJoinInput(sx, sy, stream.key1Order),
       IEJoinInput(bx, by, build.key1Order),
       op1,
