@@ -101,10 +101,11 @@ class Engines:
         return join_line(plan)
 
 
-def timed(label: str, run, cancel, cap: float | None):
+def timed(label: str, run, cancel, cap: float | None, warmups: int = 1):
     """(seconds, rows) of `run`, or (None, None) past `cap` seconds; a run under 30 s is the
-    warm-up of three more, and the best of those is taken (the first run of a session pays for
-    compiling Spark's code: scd2 took 11.7 s first and 6.4 s after, plugin or not)."""
+    first of `warmups` warm-up runs before three more, and the best of those is taken (the first
+    run of a session pays for compiling Spark's code: scd2 took 11.7 s first and 6.4 s after,
+    plugin or not)."""
     beat = Heartbeat(label)
     timer = threading.Timer(cap, cancel) if cap else None
     try:
@@ -123,6 +124,8 @@ def timed(label: str, run, cancel, cap: float | None):
             timer.cancel()
         beat.stop.set()
     if seconds < REPEAT_BELOW_S:
+        for _ in range(warmups - 1):
+            run()
         times = []
         for _ in range(3):
             start = time.perf_counter()
@@ -133,8 +136,8 @@ def timed(label: str, run, cancel, cap: float | None):
 
 
 class Suite:
-    def __init__(self, engines: Engines, cap: float, curve_cap: float):
-        self.engines, self.cap, self.curve_cap = engines, cap, curve_cap
+    def __init__(self, engines: Engines, cap: float, curve_cap: float, warmups: int = 1):
+        self.engines, self.cap, self.curve_cap, self.warmups = engines, cap, curve_cap, warmups
         self.done: dict = {}  # (workload, rows) -> Measurement
         self.step = 0
 
@@ -156,7 +159,9 @@ class Suite:
             label = f"[{self.step}] {name} {rows:,} rows: {engine}"
             print(f"{label} ...", flush=True)
             run, cancel = self.engines.runner(engine, workload, rows)
-            seconds, answer = timed(label, run, cancel, None if engine == "plugin" else cap)
+            seconds, answer = timed(
+                label, run, cancel, None if engine == "plugin" else cap, self.warmups
+            )
             result.seconds[engine] = seconds
             if seconds is None:
                 waited = wait_until_no_task_runs(self.engines.spark)
@@ -213,14 +218,23 @@ def main() -> None:
     parser.add_argument("--curves", default="anomaly,band", help="workloads for the chart")
     parser.add_argument("--max-rows", type=int, default=10_000_000, help="largest curve size")
     parser.add_argument("--only", help="comma-separated workloads for the table (default all)")
+    parser.add_argument(
+        "--engines",
+        default=",".join(ENGINES),
+        help="comma-separated engines to run (the plugin always runs: it answers first)",
+    )
+    parser.add_argument(
+        "--warmups", type=int, default=1, help="untimed runs before the best of 3 (at least 1)"
+    )
     parser.add_argument("--driver-memory", default="8g")
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
     args = parser.parse_args()
 
     started = time.perf_counter()
-    suite = Suite(Engines(args.driver_memory), args.cap, args.curve_cap)
+    suite = Suite(Engines(args.driver_memory), args.cap, args.curve_cap, max(args.warmups, 1))
     names = args.only.split(",") if args.only else [w.name for w in WORKLOADS]
-    table = [suite.measure(n, max(int(BY_NAME[n].rows * args.scale), 1)) for n in names]
+    engines = tuple({"plugin", *args.engines.split(",")})
+    table = [suite.measure(n, max(int(BY_NAME[n].rows * args.scale), 1), engines) for n in names]
     curves = {n: suite.curve(n, args.max_rows) for n in args.curves.split(",") if n}
     minutes = (time.perf_counter() - started) / 60
     setting = (
