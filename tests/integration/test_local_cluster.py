@@ -50,6 +50,8 @@ results = []
 for operator, q in queries:
     spark.conf.set("spark.rangejoin.enabled", "true")
     spark.conf.set("spark.rangejoin.broadcast.enabled", str(operator == "BroadcastRangeJoin"))
+    # Broadcast u (two thirds of t's rows) and, for a right join, t (1.5 times u's) all the same.
+    spark.conf.set("spark.rangejoin.broadcast.maxRowsRatio", "2")
     df = spark.sql(q)
     on = [tuple(r) for r in df.collect()]
     plan = df._jdf.queryExecution().executedPlan().toString()
