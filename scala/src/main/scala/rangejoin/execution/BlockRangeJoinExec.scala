@@ -146,7 +146,8 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
           if (pass.streamIsLeft) rightStats else leftStats,
           (s, b) => s.canMatch(b, ops, orderings),
           keepUnpaired = pass.emit.unmatched,
-          sparkContext.defaultParallelism
+          sparkContext.defaultParallelism,
+          minTaskWork = BlockPairPlanner.MinTaskBlocks.toLong * blockRows
         )
         metric(JoinMetric.BlockPairs).add(plan.joinedPairs)
         metric(JoinMetric.PrunedBlockPairs).add(plan.prunedPairs)

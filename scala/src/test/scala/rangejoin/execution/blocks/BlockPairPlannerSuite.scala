@@ -24,14 +24,16 @@ class BlockPairPlannerSuite extends AnyFunSuite {
       build: Seq[Seq[BlockStats]],
       canMatch: (BlockStats, BlockStats) => Boolean = overlap,
       keepUnpaired: Boolean = false,
-      parallelism: Int = 1
+      parallelism: Int = 1,
+      minTaskWork: Long = 0
   ): BlockPairPlanner.Plan =
     BlockPairPlanner.plan(
       stream.map(_.toArray).toArray,
       build.map(_.toArray).toArray,
       canMatch,
       keepUnpaired,
-      parallelism
+      parallelism,
+      minTaskWork
     )
 
   /** Each kept stream block with its partners, across tasks, in task order. */
@@ -149,6 +151,18 @@ class BlockPairPlannerSuite extends AnyFunSuite {
     )
     // Costs 2, 2, 102, 102: target 52, so the first three share a task.
     assert(partnered.tasks.map(_.pairs.length).toSeq == Seq(3, 1))
+  }
+
+  test("a task takes at least minTaskWork rows of work, but every core gets a task") {
+    // Eight unpaired stream blocks of 9 rows, 10 each: 8 tasks at parallelism 2 without a floor.
+    val eight = Seq(Seq.fill(4)(block(9, 0, 0)), Seq.fill(4)(block(9, 0, 0)))
+    def sizes(minTaskWork: Long) =
+      plan(eight, Nil, keepUnpaired = true, parallelism = 2, minTaskWork = minTaskWork).tasks
+        .map(_.pairs.length)
+        .toSeq
+    assert(sizes(0) == Seq.fill(8)(1))
+    assert(sizes(30) == Seq(3, 3, 2))
+    assert(sizes(1000) == Seq(4, 4)) // a half share each, not all in one task
   }
 
   test("empty inputs") {
