@@ -123,7 +123,11 @@ object IEJoinScanner {
       new MergeScanner(left.x, right.x, op1)
     } else if (holdsForAll(left.x, null, right.x, null, op1)) {
       new PermutedScanner(
-        new MergeScanner(inOrder(left.y, left.yOrder), inOrder(right.y, right.yOrder), op2),
+        new MergeScanner(
+          RadixSort.gather(left.y, left.yOrder),
+          RadixSort.gather(right.y, right.yOrder),
+          op2
+        ),
         left.yOrder,
         right.yOrder
       )
@@ -148,10 +152,6 @@ object IEJoinScanner {
       at(right, rightOrder, right.length - 1)
     )
   }
-
-  /** `keys` in `order`: `result(k) = keys(order(k))`. */
-  private def inOrder(keys: Array[Long], order: Array[Int]): Array[Long] =
-    RadixSort.gather(keys, order)
 
   /** The inverse of the permutation `order`. */
   private def inverse(order: Array[Int]): Array[Int] = {

@@ -110,12 +110,9 @@ final class InMemorySort(
   def blocks(release: () => Unit): Iterator[Block] = {
     val withNull = nullKeys.result()
     val keys = keyColumns.map(_.result())
-    val (chunked, mapped, sorted) = {
-      val rest = matchable.result(trim = false) // copied just below
-      val sorted = byKey0(rest, keys(0).asInstanceOf[LongCodes].codes)
-      val (chunked, mapped) = rest.chunked(sorted, HeapBudget.Unaccounted) // reserved by fill
-      (chunked, mapped, sorted)
-    }
+    val rest = matchable.result(trim = false) // copied just below; the blocks do not hold it
+    val sorted = byKey0(rest, keys(0).asInstanceOf[LongCodes].codes)
+    val (chunked, mapped) = rest.chunked(sorted, HeapBudget.Unaccounted) // reserved by fill
     nullKeys = null
     matchable = null
     keyColumns = null
