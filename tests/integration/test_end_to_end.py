@@ -39,8 +39,7 @@ def test_sql_explain_names_the_operator(spark):
     rows = spark.sql(
         "EXPLAIN SELECT * FROM t x JOIN t y ON x.v BETWEEN y.v - 1 AND y.w + 2"
     ).collect()
-    # A self-join: neither input is much the smaller, so both are sorted into blocks.
-    assert "IEJoin Inner" in rows[0][0]
+    assert "BroadcastRangeJoin Inner" in rows[0][0]
 
 
 def _quotes_and_trades(spark):

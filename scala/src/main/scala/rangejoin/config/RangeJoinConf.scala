@@ -131,12 +131,23 @@ object RangeJoinConf extends Logging {
   val BroadcastMaxRowsRatio: ConfEntry[Double] = positiveDoubleEntry(
     "spark.rangejoin.broadcast.maxRowsRatio",
     "Without a BROADCAST hint, an input below spark.sql.autoBroadcastJoinThreshold is broadcast " +
-      "only if its estimated rows are at most this times the other input's (or it reads only " +
-      "cached data, or the other input is a stream); otherwise both inputs are sorted in " +
+      "only if its estimated rows are at most this times the other input's (or at most " +
+      "spark.rangejoin.broadcast.ratioAboveRows, or it reads only cached data, or the other " +
+      "input is a stream); otherwise both inputs are sorted in " +
       "parallel tasks. Broadcasting sorts the input on the driver, which pays only when it is " +
       "much the smaller (measured on 1M-row band joins: broadcasting wins at 250K rows, ties " +
       "at 500K and loses at 1M).",
     default = 0.5
+  )
+
+  val BroadcastRatioAboveRows: ConfEntry[Long] = nonNegativeLongEntry(
+    "spark.rangejoin.broadcast.ratioAboveRows",
+    "spark.rangejoin.broadcast.maxRowsRatio applies only to an input estimated above this many " +
+      "rows; a smaller one is broadcast whenever Spark would broadcast it. Sorting it on the " +
+      "driver costs little, and the broadcast join outputs many matches faster than a block " +
+      "join (measured on 100K x 100K band joins of 1e8 pairs: 0.5-1.3 s broadcast, 1.6-1.9 s " +
+      "as IEJoin).",
+    default = 262144L
   )
 
   val AsOfJoinEnabled: ConfEntry[Boolean] = booleanEntry(
@@ -219,6 +230,7 @@ object RangeJoinConf extends Logging {
       SlidingWindowJoinEnabled,
       BroadcastEnabled,
       BroadcastMaxRowsRatio,
+      BroadcastRatioAboveRows,
       AsOfJoinEnabled,
       ExplainDeclines,
       BlockRows,

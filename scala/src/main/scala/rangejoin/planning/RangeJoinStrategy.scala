@@ -70,7 +70,8 @@ import rangejoin.execution.{
  *     `spark.rangejoin.piecewiseMergeJoin.enabled`: [[rangejoin.execution.BoundFilterJoinExec]],
  *     a filter against the other side's min or max key with no shuffle.
  *  1. An input with a `BROADCAST` hint, or else one Spark would broadcast
- *     (`spark.sql.autoBroadcastJoinThreshold`) that holds at most
+ *     (`spark.sql.autoBroadcastJoinThreshold`) that is estimated at most
+ *     `spark.rangejoin.broadcast.ratioAboveRows` rows or holds at most
  *     `spark.rangejoin.broadcast.maxRowsRatio` times the other input's rows
  *     (or reads only cached data, or is joined with a stream), that the join type does not
  *     preserve, leading keys of fixed-width types, and
@@ -354,7 +355,8 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
 
   /**
    * Whether rung 6 broadcasts input `side` unhinted: Spark would broadcast it (at most
-   * `spark.sql.autoBroadcastJoinThreshold`), and it holds at most
+   * `spark.sql.autoBroadcastJoinThreshold`), and it is estimated at most
+   * `spark.rangejoin.broadcast.ratioAboveRows` (262,144) rows, or holds at most
    * `spark.rangejoin.broadcast.maxRowsRatio` (0.5) times the other input's estimated rows, or
    * reads only cached data (a kept broadcast serves later runs, [[StableBroadcasts]]), or the join
    * is a micro-batch of a stream.
@@ -365,12 +367,17 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
    * against a smaller side, `local[2]`, warm, best of 3): broadcast against block join 0.214 s /
    * 0.315 s at 30K rows, 0.218 s / 0.297 s at 250K, 0.273 s / 0.283 s at 500K, 0.58 s / 0.40 s at
    * 1M; and the anomaly self-join at 100K and 300K rows, 0.157 s / 0.110 s and 0.256 s / 0.152 s.
+   * A small input stays broadcast all the same: with many matches the broadcast join is the
+   * faster (`never_slower.py` dense cells, 100K x 100K band joins of 1e8 pairs: 0.531 s and
+   * 1.274 s broadcast in session 10, 1.597 s and 1.922 s as IEJoin this session).
    */
   private def worthBroadcasting(join: Join, side: BuildSide, conf: SQLConf): Boolean = {
     val (build, other) = if (side == BuildLeft) (join.left, join.right) else (join.right, join.left)
     val ratio = RangeJoinConf.BroadcastMaxRowsRatio.get(conf)
+    val rows = SizeEstimates.rows(build)
     build.stats.sizeInBytes <= conf.autoBroadcastJoinThreshold && (
-      BigDecimal(SizeEstimates.rows(build)) <= BigDecimal(SizeEstimates.rows(other)) * ratio ||
+      rows <= RangeJoinConf.BroadcastRatioAboveRows.get(conf) ||
+        BigDecimal(rows) <= BigDecimal(SizeEstimates.rows(other)) * ratio ||
         StableBroadcasts.readsCachedData(build) || join.isStreaming
     )
   }

@@ -250,7 +250,14 @@ class PlanSelectionSuite extends RangeJoinTestBase {
       "SELECT count(*), sum(x.id * y.id) FROM many x JOIN many y ON x.a < y.a AND x.b > y.b"
     val smaller =
       "SELECT count(*), sum(m.id * s.id) FROM many m JOIN some s ON m.a < s.a AND m.b > s.b"
+    // Small inputs are broadcast whatever the ratio, unless the ratio applies from 0 rows.
     withConf(RangeJoinConf.BroadcastEnabled.key -> "true") {
+      checkOperator(selfJoin, Some("BroadcastRangeJoin"))
+    }
+    withConf(
+      RangeJoinConf.BroadcastEnabled.key -> "true",
+      RangeJoinConf.BroadcastRatioAboveRows.key -> "0"
+    ) {
       checkOperator(selfJoin, Some("IEJoin"))
       checkOperator(smaller, Some("BroadcastRangeJoin"))
       withConf(RangeJoinConf.BroadcastMaxRowsRatio.key -> "0.05") {
