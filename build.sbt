@@ -1,10 +1,35 @@
 // spark-rangejoin: a Spark Catalyst plugin for fast inequality joins.
-// The Spark version comes from -Dspark.version (the Makefile passes it) so that the jar and the
-// pinned pyspark always agree.
+// One source tree, one jar per Spark release line. The Makefile passes
+//   -Dspark.version   the Spark release to compile against (default 4.2.0);
+//   -Dscala.binary    2.13 (default), or 2.12 for Spark 3.5;
+//   -Dspark.jars.dir  where Maven Central lacks that release: the jars of its pyspark package,
+//                     compiled against in place of the spark-sql dependency.
 val sparkVersion = sys.props.getOrElse("spark.version", "4.2.0")
 val sparkMinor = sparkVersion.split('.').take(2).mkString(".")
+val scalaBinary = sys.props.getOrElse("scala.binary", "2.13")
+val sparkJarsDir = sys.props.get("spark.jars.dir").map(file)
 
-ThisBuild / scalaVersion := "2.13.16"
+// What differs between Spark versions lives in scala/src/shims, in folders named for the Spark
+// lines they serve: spark-4.1 (that line only), spark-3.5-4.0 (3.5 through 4.0), spark-4.2-on.
+def lineOrder(minor: String): Int =
+  minor.split('.') match { case Array(a, b) => a.toInt * 100 + b.toInt }
+def serves(folder: String): Boolean = folder.stripPrefix("spark-").split('-') match {
+  case Array(only) => only == sparkMinor
+  case Array(from, "on") => lineOrder(from) <= lineOrder(sparkMinor)
+  case Array(from, to) =>
+    lineOrder(from) <= lineOrder(sparkMinor) && lineOrder(sparkMinor) <= lineOrder(to)
+}
+def shims(root: File): Seq[File] = root.listFiles.filter(d => serves(d.getName)).toSeq
+
+// The Scala release each build compiles against, no newer than the one its Spark runs: Spark 3.5
+// ships 2.12.18 or 2.13.8, Spark 4.0 2.13.16, later lines newer ones.
+val scalaRelease = (scalaBinary, sparkMinor) match {
+  case ("2.12", _) => "2.12.18"
+  case (_, "3.5") => "2.13.8"
+  case _ => "2.13.16"
+}
+
+ThisBuild / scalaVersion := scalaRelease
 ThisBuild / organization := "io.github.rangejoin"
 ThisBuild / version := "0.1.0"
 
@@ -16,7 +41,13 @@ lazy val root = (project in file("."))
     Compile / packageDoc / publishArtifact := false,
     // make publish-local runs again after every build: the new jar replaces the old one.
     publishM2Configuration := publishM2Configuration.value.withOverwrite(true),
+    // Each Spark version and Scala version compiles into a target folder of its own.
+    target := baseDirectory.value / "target" / s"spark$sparkVersion-$scalaBinary",
     Compile / scalaSource := baseDirectory.value / "scala" / "src" / "main" / "scala",
+    Compile / unmanagedSourceDirectories ++= shims(baseDirectory.value / "scala" / "src" / "shims"),
+    Test / unmanagedSourceDirectories ++= shims(
+      baseDirectory.value / "scala" / "src" / "test-shims"
+    ),
     Test / scalaSource := baseDirectory.value / "scala" / "src" / "test" / "scala",
     Compile / resourceDirectory := baseDirectory.value / "scala" / "src" / "main" / "resources",
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Xlint:-unused,_"),
@@ -24,18 +55,19 @@ lazy val root = (project in file("."))
     autoScalaLibrary := false,
     libraryDependencies ++= Seq(
       "org.scala-lang" % "scala-library" % scalaVersion.value % Provided,
-      "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
       "org.scalatest" %% "scalatest" % "3.2.19" % Test
-    ),
+    ) ++ (if (sparkJarsDir.isEmpty) Seq("org.apache.spark" %% "spark-sql" % sparkVersion % Provided)
+          else Nil),
+    Compile / unmanagedJars ++= sparkJarsDir.toSeq.flatMap(dir => (dir * "*.jar").classpath),
     // rangejoin_version() reads the build's version and its Spark version from the jar.
     Compile / resourceGenerators += Def.task {
       val file = (Compile / resourceManaged).value / "rangejoin" / "build.properties"
       IO.write(file, s"version=${version.value}\nspark.version=$sparkVersion\n")
       Seq(file)
     }.taskValue,
-    // The jar name carries the Spark version it was built against.
-    Compile / packageBin / artifactPath :=
-      target.value / s"rangejoin-spark$sparkVersion-${version.value}.jar",
+    // The jar's name carries the Spark and Scala versions it was built against.
+    Compile / packageBin / artifactPath := baseDirectory.value / "target" /
+      s"rangejoin-spark${sparkVersion}_$scalaBinary-${version.value}.jar",
     Test / fork := true,
     Test / parallelExecution := false,
     Test / javaOptions ++= Seq("-Xmx4g", "-Dlog4j2.configurationFile=conf/log4j2.properties") ++

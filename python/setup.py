@@ -8,15 +8,16 @@ from setuptools.command.build_py import build_py
 
 
 class BuildWithJar(build_py):
-    """build_py that first checks that exactly one rangejoin jar is bundled."""
+    """build_py that first checks that at least one rangejoin jar is bundled, named as
+    rangejoin._jar reads it: rangejoin-spark<release>_<scala>-<version>.jar."""
 
     def run(self) -> None:
-        jars = sorted((Path(__file__).parent / "rangejoin" / "jars").glob("rangejoin-*.jar"))
-        if len(jars) != 1:
+        jars = (Path(__file__).parent / "rangejoin" / "jars").glob("rangejoin-spark*_*-*.jar")
+        if not any(jars):
             raise SystemExit(
-                f"rangejoin needs exactly one jar in rangejoin/jars, found {len(jars)}: build "
-                "it from the spark-rangejoin checkout with `make dist` (a wheel and an sdist in "
-                "dist/) or `make build`, which compile the jar and copy it into the package."
+                "rangejoin needs its jars in rangejoin/jars, and there are none: build them "
+                "from the spark-rangejoin checkout with `make dist` (a wheel and an sdist in "
+                "dist/, with a jar for each Spark line) or `make build` (the default line only)."
             )
         super().run()
 

@@ -13,7 +13,13 @@ Enable the plugin on a session builder, then write joins as usual::
 from importlib.metadata import PackageNotFoundError, version
 
 from rangejoin._explain import explain_joins
-from rangejoin._jar import JarNotFoundError, SparkVersionMismatchError, jar_path, spark_version
+from rangejoin._jar import (
+    JarNotFoundError,
+    SparkVersionMismatchError,
+    jar_path,
+    spark_version,
+    supported_spark_versions,
+)
 from rangejoin._session import (
     EXTENSION_CLASS,
     ConnectServerError,
@@ -45,4 +51,5 @@ __all__ = [
     "session",
     "spark_defaults_file",
     "spark_version",
+    "supported_spark_versions",
 ]

@@ -16,4 +16,4 @@ def explain_joins(df: DataFrame) -> list[str]:
             "explain_joins() needs a classic session; on Spark Connect set "
             "spark.rangejoin.explainDeclines.enabled=true and read the server's log"
         )
-    return list(jvm.rangejoin.planning.Declines.explain(df._jdf))
+    return list(jvm.rangejoin.planning.Declines.explain(df._jdf.queryExecution()))

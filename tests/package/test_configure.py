@@ -10,11 +10,55 @@ import rangejoin
 from rangejoin import _jar
 
 
-def test_jar_path_points_at_the_bundled_jar():
+def test_jar_path_points_at_the_bundled_jar_of_the_installed_pyspark():
     path = Path(rangejoin.jar_path())
     assert path.is_file() and path.suffix == ".jar"
-    assert rangejoin.spark_version() in path.name
-    assert rangejoin.spark_version() == pyspark.__version__
+    assert f"rangejoin-spark{rangejoin.spark_version()}_2.13-" in path.name
+    assert _jar.spark_line(rangejoin.spark_version()) == _jar.spark_line(pyspark.__version__)
+    assert _jar.spark_line(pyspark.__version__) in rangejoin.supported_spark_versions()
+
+
+def _fake_jars(monkeypatch, tmp_path, *builds: str) -> None:
+    for build in builds:
+        (tmp_path / f"rangejoin-spark{build}-0.1.0.jar").write_bytes(b"")
+    monkeypatch.setattr(_jar, "_jar_dir", lambda: tmp_path)
+
+
+def test_the_jar_of_the_pyspark_line_and_its_scala_version_is_picked(monkeypatch, tmp_path):
+    _fake_jars(monkeypatch, tmp_path, "3.5.8_2.12", "3.5.8_2.13", "4.1.3_2.13", "4.10.0_2.13")
+    monkeypatch.setattr(_jar, "_pyspark_scala", lambda line: "2.12" if line < "4" else "2.13")
+    assert rangejoin.supported_spark_versions() == ["3.5", "4.1", "4.10"]
+    assert rangejoin.jar_path("3.5.2").endswith("rangejoin-spark3.5.8_2.12-0.1.0.jar")
+    assert rangejoin.jar_path("4.1.4").endswith("rangejoin-spark4.1.3_2.13-0.1.0.jar")
+    assert rangejoin.spark_version("4.10.1") == "4.10.0"
+    with pytest.raises(rangejoin.SparkVersionMismatchError) as error:
+        rangejoin.jar_path("4.2.0")
+    assert "no jar for Spark 4.2 with Scala 2.13" in str(error.value)
+    assert "it supports Spark 3.5, 4.1, 4.10" in str(error.value)
+    assert 'pip install "pyspark==4.10.*"' in str(error.value)
+
+
+def test_a_spark_line_built_for_another_scala_version_says_which(monkeypatch, tmp_path):
+    _fake_jars(monkeypatch, tmp_path, "3.5.8_2.12", "4.1.3_2.13")
+    monkeypatch.setattr(_jar, "_pyspark_scala", lambda line: "2.13")  # Spark 3.5 for Scala 2.13
+    with pytest.raises(rangejoin.SparkVersionMismatchError) as error:
+        rangejoin.jar_path("3.5.8")
+    message = str(error.value)
+    assert "no jar for Spark 3.5 with Scala 2.13" in message
+    assert "Its Spark 3.5 jar is built for Scala 2.12 only." in message
+
+
+def test_the_scala_version_is_read_from_spark_home_when_pyspark_has_no_jars(monkeypatch, tmp_path):
+    fake = tmp_path / "python" / "pyspark"
+    fake.mkdir(parents=True)
+    (tmp_path / "jars").mkdir()
+    (tmp_path / "jars" / "scala-library-2.13.8.jar").write_bytes(b"")
+    monkeypatch.setattr(pyspark, "__file__", str(fake / "__init__.py"))
+    monkeypatch.setattr(pyspark, "__version__", "3.5.8")
+    monkeypatch.setenv("SPARK_HOME", str(tmp_path))
+    assert _jar._pyspark_scala("3.5") == "2.13"
+    monkeypatch.delenv("SPARK_HOME")
+    assert _jar._pyspark_scala("3.5") == "2.12"
 
 
 def test_configure_appends_and_keeps_existing_settings():
@@ -42,12 +86,13 @@ def test_configure_rejects_other_arguments():
         rangejoin.configure("local[2]")
 
 
-def test_a_different_pyspark_version_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr(pyspark, "__version__", "3.5.1")
+def test_an_unsupported_pyspark_version_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(pyspark, "__version__", "3.4.1")
     with pytest.raises(rangejoin.SparkVersionMismatchError) as error:
         rangejoin.configure(SparkSession.Builder())
     message = str(error.value)
-    assert "3.5.1" in message and f'pip install "pyspark=={rangejoin.spark_version()}"' in message
+    assert "PySpark 3.4.1" in message
+    assert f"it supports Spark {', '.join(rangejoin.supported_spark_versions())}" in message
 
 
 def test_a_missing_jar_is_a_clear_error(monkeypatch, tmp_path):

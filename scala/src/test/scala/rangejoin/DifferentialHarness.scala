@@ -125,7 +125,7 @@ object DifferentialHarness {
   }
 
   private def keyedQuery(seed: Long, dataType: DataType, rnd: Random, ansi: Boolean): Query = {
-    val window = Option.when(rnd.nextBoolean())(windowBounds(dataType, rnd, ansi))
+    val window = if (rnd.nextBoolean()) Some(windowBounds(dataType, rnd, ansi)) else None
     val inequalities = window match {
       case Some((bounds, _)) => bounds ++ Seq(inequality("b", rnd)).filter(_ => rnd.nextBoolean())
       case None => Seq(inequality("a", rnd), inequality("b", rnd))

@@ -19,7 +19,9 @@ object LayeringSuite {
    * beneath everything but `local`, and the root package `rangejoin` (the extensions) above all.
    * Each package may use its own package and packages of a lower rank in this table;
    * packages of equal rank do not use each other. `local` is Spark-free and the Spark bridges use no
-   * `rangejoin` package.
+   * `rangejoin` package. `shims`, what differs between Spark versions (the folders of
+   * `scala/src/shims`, each checked whatever the version built), sits beside `local` and uses no
+   * other `rangejoin` package.
    *
    * A file's package comes from its `package` clauses; what it uses, from its imports and the
    * fully qualified names in its code (`rangejoin.x.Y`, `_root_.rangejoin.x.Y`, and names relative
@@ -29,6 +31,7 @@ object LayeringSuite {
    */
   val layers: ListMap[String, Layer] = ListMap(
     "rangejoin.local" -> Layer(0, usesSpark = false),
+    "rangejoin.shims" -> Layer(0, usesRangejoin = false),
     "rangejoin.condition" -> Layer(1),
     "rangejoin.config" -> Layer(1),
     "org.apache.spark.sql.execution.rangejoin" -> Layer(1, usesRangejoin = false),
@@ -52,10 +55,11 @@ class LayeringSuite extends AnyFunSuite {
   import LayeringSuite._
 
   test("every main source uses only its own package and packages of a lower rank") {
-    val root = Paths.get("scala/src/main/scala")
-    assert(Files.isDirectory(root), s"run from the repository root: no $root")
-    val files = Files.walk(root).iterator().asScala.filter(_.toString.endsWith(".scala")).toSeq
-    assert(files.size > 30, s"only ${files.size} sources under $root")
+    val roots = Seq(Paths.get("scala/src/main/scala"), Paths.get("scala/src/shims"))
+    for (root <- roots) assert(Files.isDirectory(root), s"run from the repository root: no $root")
+    val files =
+      roots.flatMap(Files.walk(_).iterator().asScala.filter(_.toString.endsWith(".scala")))
+    assert(files.size > 30, s"only ${files.size} sources under ${roots.mkString(", ")}")
     val found = files.sortBy(_.toString).flatMap { path =>
       violations(path.toString, new String(Files.readAllBytes(path), "UTF-8"))
     }
@@ -187,7 +191,9 @@ private object LayeringCheck {
 
   /** The ranked package that contains `full`, the innermost one. */
   private def rankedContaining(full: String): Option[String] =
-    layers.keys.filter(p => full == p || full.startsWith(p + ".")).maxByOption(_.length)
+    layers.keys.filter(p => full == p || full.startsWith(p + ".")).toSeq.sortBy(
+      -_.length
+    ).headOption
 
   /**
    * `name` as written in a file whose package clauses open `scopes` (innermost first): a name in
@@ -202,14 +208,15 @@ private object LayeringCheck {
     else
       scopes.iterator
         .flatMap(s => rankedContaining(s"$s.$name").filter(_.startsWith(s + ".")))
-        .nextOption()
+        .toList
+        .headOption
         .fold[Use](Other)(PackageUse(_))
   }
 
   /** Why a file of package `pkg` may not make `use`, if it may not. */
   private def problem(pkg: String, layer: Layer, use: Use): Option[String] = use match {
     case Other => None
-    case SparkUse(_) => Option.when(!layer.usesSpark)("uses Spark")
+    case SparkUse(_) => if (layer.usesSpark) None else Some("uses Spark")
     case PackageUse(target) if target == pkg => None
     case PackageUse(target) =>
       layers.get(target) match {

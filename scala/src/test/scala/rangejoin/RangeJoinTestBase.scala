@@ -35,6 +35,10 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
     .config("spark.sql.shuffle.partitions", "8")
     .config("spark.ui.enabled", "false")
     .config("spark.sql.warehouse.dir", Files.createTempDirectory("rangejoin-warehouse").toString)
+    // Spark 4's default, set so that Spark 3.5 (ANSI off by default) plans the same operators:
+    // whether `r.s + 90` can wrap decides between the window and the key-group join. Tests of
+    // ANSI off set it themselves.
+    .config("spark.sql.ansi.enabled", "true")
     .config(RangeJoinConf.BlockRows.key, "16")
     .config(RangeJoinConf.RangePartitionMinRows.key, "40")
     .config(RangeJoinConf.MinCandidatePairs.key, "0") // test tables are tiny

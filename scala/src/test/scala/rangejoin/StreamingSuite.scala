@@ -3,12 +3,11 @@ package rangejoin
 import org.apache.spark.sql.{DataFrame, Encoders}
 import org.apache.spark.sql.streaming.Trigger
 import org.apache.spark.sql.execution.SparkPlan
-import org.apache.spark.sql.execution.streaming.runtime.{MemoryStream, StreamingQueryWrapper}
-import org.apache.spark.sql.execution.streaming.operators.stateful.join.StreamingSymmetricHashJoinExec
 
 import rangejoin.config.RangeJoinConf
 import rangejoin.execution.{BroadcastRangeJoinExec, JoinMetric}
 import rangejoin.execution.broadcast.StableBroadcastExchangeExec
+import rangejoin.shims.StreamingClasses._
 
 /**
  * Structured Streaming with the extension on: a stream-static join with a range condition runs

@@ -61,7 +61,8 @@ object SplitSkewedKeyPartitions extends Rule[SparkPlan] {
           ) if lSizes.length == rSizes.length =>
         val lPieces = skewedPieces(ls, lSizes, canSplitLeft(join.joinType))
         val rPieces = skewedPieces(rs, rSizes, canSplitRight(join.joinType))
-        Option.when(lPieces.nonEmpty || rPieces.nonEmpty) {
+        if (lPieces.isEmpty && rPieces.isEmpty) None
+        else Some {
           def whole(sizes: Array[Long], p: Int) = Seq(CoalescedPartitionSpec(p, p + 1, sizes(p)))
           val tasks = lSizes.indices.flatMap { p =>
             for {
@@ -106,7 +107,7 @@ object SplitSkewedKeyPartitions extends Rule[SparkPlan] {
       .filter(sizes(_) > threshold)
       .flatMap { p =>
         ShufflePartitionsUtil.createSkewPartitionSpecs(
-          stage.shuffle.shuffleId,
+          stage.mapStats.get.shuffleId,
           p,
           target
         ).map(p -> _)

@@ -19,9 +19,11 @@ import org.apache.spark.sql.catalyst.expressions.{
   SubtractDates,
   SubtractTimestamps
 }
-import org.apache.spark.sql.catalyst.util.{DateTimeConstants, UnsafeRowUtils}
+import org.apache.spark.sql.catalyst.util.DateTimeConstants
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.CalendarInterval
+
+import rangejoin.shims.StringOrders
 
 /** Which right rows an as-of join considers for a left row, and which of them is nearest. */
 sealed abstract class AsOfDirection(val description: String) extends Serializable
@@ -251,6 +253,6 @@ object AsOfCondition extends PredicateHelper {
       case m: MapType => floating(m.keyType) || floating(m.valueType)
       case _ => false
     }
-    UnsafeRowUtils.isBinaryStable(dataType) && !floating(dataType)
+    StringOrders.bytesDecideEquality(dataType) && !floating(dataType)
   }
 }

@@ -97,8 +97,8 @@ object DifferenceBounds {
       }
       Bound(
         difference.copy(arithmetic = wraps),
-        (lower ++ other.lower).maxOption,
-        (upper ++ other.upper).minOption,
+        (lower ++ other.lower).reduceOption(_ max _),
+        (upper ++ other.upper).reduceOption(_ min _),
         legacyAbs || other.legacyAbs
       )
     }
@@ -199,7 +199,8 @@ object DifferenceBounds {
         val within = (b.lower ++ b.upper).forall(_.abs <= threshold)
         val guardY = wraps || b.legacyAbs
         val guardX = guardY && (b.legacyAbs || b.lower.isEmpty || b.upper.isEmpty || !within)
-        def guard(on: Boolean, extreme: Long) = Option.when(on)(WrapGuard(threshold, extreme))
+        def guard(on: Boolean, extreme: Long) =
+          if (on) Some(WrapGuard(threshold, extreme)) else None
         def clamp(v: BigDecimal) = v.max(Long.MinValue).min(Long.MaxValue).toLong
         b.lower.map { lo =>
           oriented(

@@ -3,6 +3,8 @@ package rangejoin.condition
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.types._
 
+import rangejoin.shims.{ArithmeticModes, TimestampPlusInterval}
+
 /**
  * A bounded window on one column pair: `lower` bounds the right column from below and `upper`
  * bounds it from above, both relative to the left column. For example
@@ -64,7 +66,7 @@ object SlidingWindow {
       case a @ Add(x, c, _) if c.foldable && safeOffset(a, c) => column(x)
       case a @ Add(c, x, _) if c.foldable && safeOffset(a, c) => column(x)
       case s @ Subtract(x, c, _) if c.foldable && safeOffset(s, c) => column(x)
-      case TimestampAddInterval(x, c, _) if c.foldable => column(x)
+      case TimestampPlusInterval(x, c) if c.foldable => column(x)
       case TimestampAddYMInterval(x, c, _) if c.foldable => column(x)
       case DateAdd(x, c) if c.foldable => column(x)
       case DateAddYMInterval(x, c) if c.foldable => column(x)
@@ -87,7 +89,7 @@ object SlidingWindow {
           case _ => true // NULL: the bound never holds
         }
       case ByteType | ShortType | IntegerType | LongType | _: DecimalType =>
-        arithmetic.evalMode == EvalMode.ANSI
+        ArithmeticModes.failsOnOverflow(arithmetic)
       case _ => false
     }
 }

@@ -1,5 +1,7 @@
 package rangejoin.config
 
+import scala.util.Try
+
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.internal.SQLConf
 
@@ -67,7 +69,7 @@ object RangeJoinConf extends Logging {
       doc,
       default,
       "an integer from 1 to 2147483647",
-      _.toIntOption.filter(_ > 0)
+      s => Try(s.toInt).toOption.filter(_ > 0)
     )
 
   private def nonNegativeLongEntry(key: String, doc: String, default: Long): ConfEntry[Long] =
@@ -76,7 +78,7 @@ object RangeJoinConf extends Logging {
       doc,
       default,
       "an integer from 0 to 9223372036854775807",
-      _.toLongOption.filter(_ >= 0)
+      s => Try(s.toLong).toOption.filter(_ >= 0)
     )
 
   private def positiveDoubleEntry(key: String, doc: String, default: Double): ConfEntry[Double] =
@@ -85,7 +87,7 @@ object RangeJoinConf extends Logging {
       doc,
       default,
       "a number greater than 0",
-      _.toDoubleOption.filter(v => v > 0 && !v.isInfinite)
+      s => Try(s.toDouble).toOption.filter(v => v > 0 && !v.isInfinite)
     )
 
   val Enabled: ConfEntry[Boolean] = booleanEntry(

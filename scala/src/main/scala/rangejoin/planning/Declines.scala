@@ -1,6 +1,5 @@
 package rangejoin.planning
 
-import org.apache.spark.sql.classic.Dataset
 import org.apache.spark.sql.catalyst.expressions.{
   GreaterThan,
   GreaterThanOrEqual,
@@ -8,6 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.{
   LessThanOrEqual
 }
 import org.apache.spark.sql.catalyst.plans.logical.Join
+import org.apache.spark.sql.execution.QueryExecution
 
 import rangejoin.execution.BlockJoinOutputExec
 
@@ -32,12 +32,13 @@ object Declines {
     join.condition.map(c => s"`${c.sql}`").getOrElse("no condition")
 
   /**
-   * For each join of `df`'s optimized plan whose condition compares by order, what the plugin
-   * does with it: the operator it plans, or why it leaves the join to Spark.
+   * For each join of a DataFrame's optimized plan (`query`, its query execution) whose condition
+   * compares by order, what the plugin does with it: the operator it plans, or why it leaves the
+   * join to Spark.
    */
-  def explain(df: Dataset[_]): Array[String] = {
-    val strategy = RangeJoinStrategy(df.sparkSession)
-    df.queryExecution.optimizedPlan.collect {
+  def explain(query: QueryExecution): Array[String] = {
+    val strategy = RangeJoinStrategy(query.sparkSession)
+    query.optimizedPlan.collect {
       case join: Join if comparesOrders(join) =>
         strategy.decide(join) match {
           case Right(planned) =>

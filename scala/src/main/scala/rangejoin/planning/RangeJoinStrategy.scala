@@ -169,8 +169,9 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     val buildable = BroadcastRangeJoinExec.buildSides(join.joinType)
     if (hinted.isEmpty) None
     else if (eqs.nonEmpty) Some("a BROADCAST hint on a join with equality keys")
+    else if (hinted.exists(buildable.contains)) None
     else
-      Option.when(!hinted.exists(buildable.contains)) {
+      Some {
         val inputs = hinted.map(BroadcastRangeJoinExec.inputName).mkString(" and ")
         s"a BROADCAST hint on the $inputs input of a ${join.joinType} join, which the broadcast " +
           "range join cannot build"
@@ -192,9 +193,8 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
       if (rows.product <= BigInt(pairsLimit.get(conf))) {
         Some(s"about ${rows.product} candidate pairs, at most ${pairsLimit.key}")
       } else {
-        Option.when(rows.min <= BigInt(smallLimit.get(conf))) {
-          s"an input of about ${rows.min} rows, at most ${smallLimit.key}"
-        }
+        if (rows.min > BigInt(smallLimit.get(conf))) None
+        else Some(s"an input of about ${rows.min} rows, at most ${smallLimit.key}")
       }
     } else {
       val limit = RangeJoinConf.KeyedMinCandidatePairs
@@ -277,7 +277,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     val hinted = broadcastHints(join)
     planBoundFilter(join, conjuncts, residual, conf)
       .orElse(planBroadcast(join, conjuncts, residual, hinted, conf))
-      .orElse(Option.when(hinted.isEmpty)(planBlockJoin(join, conjuncts, residual, conf)).flatten)
+      .orElse(if (hinted.isEmpty) planBlockJoin(join, conjuncts, residual, conf) else None)
       .map {
         case blocks: BlockRangeJoinExec => BlockJoinOutputExec(blocks)
         case other => other
@@ -333,10 +333,10 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     def size(side: BuildSide) = (if (side == BuildLeft) join.left else join.right).stats.sizeInBytes
     val indexable = ineqs.take(2).forall(i => BroadcastRangeIndex.indexable(i.left))
     val buildable = BroadcastRangeJoinExec.buildSides(join.joinType)
-    val buildSide = (
+    val candidates =
       if (hinted.nonEmpty) buildable.filter(hinted.contains)
       else buildable.filter(worthBroadcasting(join, _, conf))
-    ).minByOption(size)
+    val buildSide = if (candidates.isEmpty) None else Some(candidates.minBy(size))
     buildSide.filter(_ => indexable && RangeJoinConf.BroadcastEnabled.get(conf)).map { side =>
       val planned = BroadcastRangeJoinExec(
         ineqs.map(_.left),

@@ -9,6 +9,8 @@ import org.apache.spark.sql.execution.rangejoin.{ExternalSorters, TaskMemory}
 import org.apache.spark.unsafe.types.UTF8String
 import org.apache.spark.util.collection.unsafe.sort.{PrefixComparators, RecordComparator}
 
+import rangejoin.shims.StringOrders
+
 /**
  * Cuts one partition of a join input into sorted [[Block]]s of at most `blockRows` rows. When
  * key 0 has a 64-bit code and the partition fits in the task's execution memory (and in
@@ -172,9 +174,10 @@ final class BlockLoader(
           k += 1
         }
       }
-      UTF8String
-        .fromAddress(leftBase, leftOffset, leftLength)
-        .binaryCompare(UTF8String.fromAddress(rightBase, rightOffset, rightLength))
+      StringOrders.compareBytes(
+        UTF8String.fromAddress(leftBase, leftOffset, leftLength),
+        UTF8String.fromAddress(rightBase, rightOffset, rightLength)
+      )
     }
   }
 

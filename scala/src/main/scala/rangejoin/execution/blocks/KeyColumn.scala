@@ -155,8 +155,17 @@ object KeyColumnBuilder {
       : Array[A] = {
     val length = math.max(array.length * 2, InitialLength)
     budget.replace(elementBytes.toLong * array.length, elementBytes.toLong * length) {
-      Array.copyOf(array, length)
+      copyOf(array, length)
     }
+  }
+
+  /** The first `length` elements of `array`, padded with zeros or nulls if it is shorter. */
+  private[blocks] def copyOf[A](array: Array[A], length: Int): Array[A] = {
+    val copy = java.lang.reflect.Array
+      .newInstance(array.getClass.getComponentType, length)
+      .asInstanceOf[Array[A]]
+    System.arraycopy(array, 0, copy, 0, math.min(array.length, length))
+    copy
   }
 }
 
@@ -231,7 +240,10 @@ final case class ValueKeyEncoder(dataType: DataType) extends KeyEncoder {
     }
     def result(): KeyColumn = {
       val column = budget.replace(8L * values.length, 8L * count) {
-        OrderedValues(if (count == values.length) values else Array.copyOf(values, count), dataType)
+        OrderedValues(
+          if (count == values.length) values else KeyColumnBuilder.copyOf(values, count),
+          dataType
+        )
       }
       values = null
       column

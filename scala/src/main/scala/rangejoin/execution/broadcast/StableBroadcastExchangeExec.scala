@@ -15,6 +15,8 @@ import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, BroadcastExchangeLike}
 import org.apache.spark.sql.execution.metric.SQLMetric
 
+import rangejoin.shims.BroadcastJobs
+
 /**
  * The broadcast exchange of a build input that reads cached data: the first run of a plan over
  * it broadcasts as Spark's exchange does; later runs over the same cached rows (the next
@@ -62,7 +64,7 @@ case class StableBroadcastExchangeExec(keys: Seq[Expression], child: SparkPlan)
 
   override protected def completionFuture: Future[Broadcast[Any]] = kept match {
     case Some(k) => Future.successful(k.broadcast)
-    case None => spark.submitBroadcastJob().map(keep)(ExecutionContext.parasitic)
+    case None => BroadcastJobs.submit(spark).map(keep)(StableBroadcastExchangeExec.SameThread)
   }
 
   override def runtimeStatistics: Statistics = kept.fold(spark.runtimeStatistics)(_.statistics)
@@ -84,4 +86,10 @@ case class StableBroadcastExchangeExec(keys: Seq[Expression], child: SparkPlan)
 
   override protected def withNewChildInternal(newChild: SparkPlan): StableBroadcastExchangeExec =
     copy(child = newChild)
+}
+
+object StableBroadcastExchangeExec {
+
+  /** Runs a callback in the thread that completes the future (as Scala 2.13's `parasitic`). */
+  private val SameThread: ExecutionContext = ExecutionContext.fromExecutor(_.run())
 }

@@ -82,9 +82,9 @@ object StableBroadcasts {
     }
     // An unpersisted cache is computed again from its source, which may have changed.
     val persisted = SparkSession.getActiveSession.map(_.sparkContext.getPersistentRDDs)
-    Option.when(stable && persisted.exists(p => cached.forall(p.contains))) {
-      (plan.canonicalized, cached)
-    }
+    if (stable && persisted.exists(p => cached.forall(p.contains)))
+      Some((plan.canonicalized, cached))
+    else None
   }
 
   private def leavesThroughStages(plan: SparkPlan): Seq[SparkPlan] = plan match {

@@ -1,7 +1,12 @@
 package org.apache.spark.sql.execution.rangejoin
 
-import org.apache.spark.{SparkEnv, TaskContext}
+import java.util.function.Supplier
+
+import org.apache.spark.{SparkConf, SparkEnv, TaskContext}
 import org.apache.spark.internal.config
+import org.apache.spark.memory.TaskMemoryManager
+import org.apache.spark.serializer.SerializerManager
+import org.apache.spark.storage.BlockManager
 import org.apache.spark.util.collection.unsafe.sort.{
   PrefixComparator,
   RecordComparator,
@@ -29,20 +34,35 @@ object ExternalSorters {
       spillRows: Int
   ): UnsafeExternalSorter = {
     val env = SparkEnv.get
-    val context = TaskContext.get()
-    UnsafeExternalSorter.create(
-      context.taskMemoryManager(),
-      env.blockManager,
-      env.serializerManager,
-      context,
-      () => records(),
-      prefix,
-      env.conf.get(config.SHUFFLE_SORT_INIT_BUFFER_SIZE).toInt,
-      env.memoryManager.pageSizeBytes,
-      math.min(spillRows, env.conf.get(config.SHUFFLE_SPILL_NUM_ELEMENTS_FORCE_SPILL_THRESHOLD)),
-      env.conf.get(config.SHUFFLE_SPILL_MAX_SIZE_FORCE_SPILL_THRESHOLD),
-      env.conf.get(config.UNSAFE_SORTER_SPILL_MERGE_FACTOR),
-      false
+    SorterArguments.create(
+      SorterSetup(
+        env,
+        TaskContext.get(),
+        () => records(),
+        prefix,
+        env.conf.get(config.SHUFFLE_SORT_INIT_BUFFER_SIZE).toInt,
+        env.memoryManager.pageSizeBytes,
+        math.min(spillRows, env.conf.get(config.SHUFFLE_SPILL_NUM_ELEMENTS_FORCE_SPILL_THRESHOLD))
+      )
     )
   }
+}
+
+/**
+ * What every Spark version's `UnsafeExternalSorter.create` takes; `SorterArguments` (a shim, one
+ * per Spark line) adds what its version takes besides, read from `conf`.
+ */
+private[rangejoin] final case class SorterSetup(
+    env: SparkEnv,
+    context: TaskContext,
+    records: Supplier[RecordComparator],
+    prefix: PrefixComparator,
+    initialSize: Int,
+    pageBytes: Long,
+    spillRows: Int
+) {
+  def conf: SparkConf = env.conf
+  def memory: TaskMemoryManager = context.taskMemoryManager()
+  def blockManager: BlockManager = env.blockManager
+  def serializerManager: SerializerManager = env.serializerManager
 }

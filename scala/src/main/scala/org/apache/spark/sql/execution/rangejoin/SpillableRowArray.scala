@@ -1,7 +1,6 @@
 package org.apache.spark.sql.execution.rangejoin
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
-import org.apache.spark.sql.execution.ExternalAppendOnlyUnsafeRowArray
 import org.apache.spark.sql.internal.SQLConf
 
 /**
@@ -13,14 +12,10 @@ import org.apache.spark.sql.internal.SQLConf
  * @param thresholds when rows leave memory and when they spill
  */
 final class SpillableRowArray(thresholds: SpillThresholds) {
-  private val rows = new ExternalAppendOnlyUnsafeRowArray(
-    thresholds.inMemoryRows,
-    thresholds.spillBytes,
-    thresholds.spillRows,
-    thresholds.spillBytes
-  )
+  private val rows = RowArrays.create(thresholds)
 
-  def length: Int = rows.length
+  // Spark 4.3 counts rows in a Long; a window buffer holds at most Int.MaxValue of them.
+  def length: Int = rows.length.toInt
 
   /** Appends a copy of `row`. */
   def add(row: UnsafeRow): Unit = rows.add(row)
@@ -38,7 +33,7 @@ final class SpillableRowArray(thresholds: SpillThresholds) {
 /**
  * When a [[SpillableRowArray]] moves its rows from an in-memory array to a sorter
  * (`inMemoryRows`), and when that sorter spills to disk besides memory pressure: past `spillRows`
- * rows or `spillBytes` bytes.
+ * rows or `spillBytes` bytes (from Spark 4.1 on; earlier versions spill by rows only).
  */
 final case class SpillThresholds(inMemoryRows: Int, spillRows: Int, spillBytes: Long)
 
@@ -48,6 +43,6 @@ object SpillThresholds {
   def ofSortMergeJoin(conf: SQLConf): SpillThresholds = SpillThresholds(
     conf.sortMergeJoinExecBufferInMemoryThreshold,
     conf.sortMergeJoinExecBufferSpillThreshold,
-    conf.sortMergeJoinExecBufferSpillSizeThreshold
+    RowArrays.spillBytes(conf)
   )
 }

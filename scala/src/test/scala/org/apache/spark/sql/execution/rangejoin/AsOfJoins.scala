@@ -1,7 +1,7 @@
 package org.apache.spark.sql.execution.rangejoin
 
 import org.apache.spark.sql.{Column, DataFrame}
-import org.apache.spark.sql.classic.Dataset
+import org.apache.spark.sql.execution.rangejoin.ClassicDatasets.ClassicDataset
 
 /**
  * Spark's as-of join for Scala tests: `Dataset.joinAsOf` is `private[sql]` (PySpark's
@@ -19,9 +19,9 @@ object AsOfJoins {
       allowExactMatches: Boolean,
       direction: String
   ): DataFrame = left
-    .asInstanceOf[Dataset[_]]
+    .asInstanceOf[ClassicDataset[_]]
     .joinAsOf(
-      right.asInstanceOf[Dataset[_]],
+      right.asInstanceOf[ClassicDataset[_]],
       leftAsOf,
       rightAsOf,
       on,
