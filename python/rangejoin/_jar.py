@@ -63,16 +63,22 @@ def _pyspark_scala(line: str) -> str:
     import pyspark
 
     if spark_line(pyspark.__version__) == line:
-        homes = [Path(pyspark.__file__).parent, Path(os.environ.get("SPARK_HOME", "/nonexistent"))]
+        homes = [Path(pyspark.__file__).parent]
+        if "SPARK_HOME" in os.environ:
+            homes.append(Path(os.environ["SPARK_HOME"]))
         for home in homes:
             for library in (home / "jars").glob("scala-library-*.jar"):
                 return spark_line(library.name.removeprefix("scala-library-"))
     return "2.12" if line.startswith("3.") else "2.13"
 
 
+def _lines(jars: list[BundledJar]) -> list[str]:
+    return sorted({jar.line for jar in jars}, key=lambda v: tuple(map(int, v.split("."))))
+
+
 def supported_spark_versions() -> list[str]:
     """The Spark lines ("3.5", "4.2", ...) that a bundled jar is built for."""
-    return sorted({jar.line for jar in _bundled()}, key=lambda v: tuple(map(int, v.split("."))))
+    return _lines(_bundled())
 
 
 def _jar_for(pyspark_version: str | None) -> BundledJar:
@@ -82,11 +88,12 @@ def _jar_for(pyspark_version: str | None) -> BundledJar:
         pyspark_version = pyspark.__version__
     line = spark_line(pyspark_version)
     scala = _pyspark_scala(line)
-    for jar in _bundled():
+    bundled = _bundled()
+    for jar in bundled:
         if jar.line == line and jar.scala == scala:
             return jar
-    supported = supported_spark_versions()
-    other_scala = sorted({jar.scala for jar in _bundled() if jar.line == line})
+    supported = _lines(bundled)
+    other_scala = sorted({jar.scala for jar in bundled if jar.line == line})
     scala_note = (
         f" Its Spark {line} jar is built for Scala {' and '.join(other_scala)} only."
         if other_scala
