@@ -11,8 +11,9 @@ sealed abstract class BlockInput(val description: String) extends Serializable
 object BlockInput {
 
   /**
-   * A small input, not shuffled: its partitions as they come, coalesced without a shuffle to at
-   * most the default parallelism, which bounds the number of block pairs.
+   * An input not shuffled (small, or large on few cores): its partitions as they come,
+   * coalesced without a shuffle to at most the default parallelism, which bounds the number of
+   * block pairs.
    */
   case object Coalesced extends BlockInput("coalesced")
 

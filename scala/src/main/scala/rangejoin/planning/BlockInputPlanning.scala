@@ -19,11 +19,14 @@ private[planning] final case class PreparedInput(input: BlockInput, plan: SparkP
  * `spark.rangejoin.rangePartitionMinRows` rows is not shuffled (the operator coalesces it), nor
  * is a micro-batch of a stream: range partitioning samples its input with a job of its own
  * before the shuffle reads it, so the batch's source would be read twice and its progress would
- * count every input row twice. A
- * larger one is range-partitioned on `key` into max(default parallelism, estimated rows /
- * `blockRows`) partitions, at most `spark.sql.shuffle.partitions`, so that blocks of different
- * partitions cover key ranges that overlap at most at their ends; the shuffle origin keeps adaptive
- * execution from coalescing them.
+ * count every input row twice. A larger one is coalesced all the same on few cores when each
+ * task's share is small enough (`spark.rangejoin.coalesce.maxParallelism`,
+ * `spark.rangejoin.coalesce.maxBytesPerTask`): range partitioning reads it twice and shuffles
+ * it, while coalesced blocks meet blocks of every partition of the other side, which costs
+ * little while there are few. Otherwise it is range-partitioned on `key` into max(default
+ * parallelism, estimated rows / `blockRows`) partitions, at most `spark.sql.shuffle.partitions`,
+ * so that blocks of different partitions cover key ranges that overlap at most at their ends;
+ * the shuffle origin keeps adaptive execution from coalescing them.
  */
 private[planning] object BlockInputPlanning {
 
@@ -40,7 +43,8 @@ private[planning] object BlockInputPlanning {
       conf: SQLConf
   ): PreparedInput = {
     val rows = SizeEstimates.rows(child)
-    if (child.isStreaming || rows < RangeJoinConf.RangePartitionMinRows.get(conf)) {
+    val small = rows < RangeJoinConf.RangePartitionMinRows.get(conf)
+    if (child.isStreaming || small || coalescible(child, defaultParallelism, conf)) {
       PreparedInput(BlockInput.Coalesced, planned)
     } else {
       val wanted = (rows / RangeJoinConf.BlockRows.get(conf) + 1).min(Int.MaxValue).toInt
@@ -64,4 +68,15 @@ private[planning] object BlockInputPlanning {
       PreparedInput(BlockInput.RangePartitioned, exchange)
     }
   }
+
+  /**
+   * Whether a large side is cheaper coalesced than range-partitioned: on few cores, and when
+   * each task's share, by Spark's size estimate, stays within
+   * `spark.rangejoin.coalesce.maxBytesPerTask` (one task holds, or spills, its partition's rows
+   * while it cuts them into blocks).
+   */
+  private def coalescible(child: LogicalPlan, defaultParallelism: Int, conf: SQLConf): Boolean =
+    defaultParallelism <= RangeJoinConf.CoalesceMaxParallelism.get(conf) &&
+      child.stats.sizeInBytes / defaultParallelism.max(1) <=
+      RangeJoinConf.CoalesceMaxBytesPerTask.get(conf)
 }

@@ -82,7 +82,9 @@ import rangejoin.execution.{
  *  1. Two or more inequalities and `spark.rangejoin.iejoin.enabled`:
  *     [[rangejoin.execution.IEJoinExec]]. Each side estimated at
  *     `spark.rangejoin.rangePartitionMinRows` rows or more is range-partitioned on the first
- *     inequality's key; a smaller one is not shuffled.
+ *     inequality's key, unless the default parallelism is at most
+ *     `spark.rangejoin.coalesce.maxParallelism` and each task's share of the side at most
+ *     `spark.rangejoin.coalesce.maxBytesPerTask`; a side not range-partitioned is not shuffled.
  *  1. Exactly one inequality and `spark.rangejoin.piecewiseMergeJoin.enabled`:
  *     [[rangejoin.execution.PiecewiseMergeJoinExec]] over sorted blocks, its inputs prepared as
  *     above. Both block joins are planned under a [[rangejoin.execution.BlockJoinOutputExec]],

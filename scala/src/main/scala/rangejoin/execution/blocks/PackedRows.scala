@@ -181,8 +181,8 @@ object PackedRows {
           throw new IllegalStateException(
             s"A partition of a range join holds more than ${PackedRows.MaxBytes} bytes of rows. " +
               "For a side that was range-partitioned, raise spark.sql.shuffle.partitions; for " +
-              "one estimated small and so not shuffled, lower " +
-              "spark.rangejoin.rangePartitionMinRows."
+              "one coalesced (not shuffled), lower spark.rangejoin.rangePartitionMinRows or " +
+              "spark.rangejoin.coalesce.maxBytesPerTask."
           )
         }
         val grown = math.min(math.max(data.length * 2L, needed), PackedRows.MaxBytes).toInt
