@@ -14,7 +14,7 @@ from pyspark.sql import SparkSession
 spark = SparkSession.builder.getOrCreate()
 spark.conf.set("spark.rangejoin.blockRows", "200")
 spark.conf.set("spark.rangejoin.rangePartitionMinRows", "1000")
-spark.conf.set("spark.rangejoin.coalesce.maxBytesPerTask", "0")  # range partitions shuffle t
+spark.conf.set("spark.rangejoin.coalesce.maxParallelism", "1")  # range partitions shuffle t
 spark.conf.set("spark.rangejoin.minCandidatePairs", "0")
 spark.conf.set("spark.rangejoin.minSmallSideRows", "0")
 spark.conf.set("spark.rangejoin.sortSpillRows", "500")  # block loads spill on the executors

@@ -42,7 +42,7 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
     .config(RangeJoinConf.BlockRows.key, "16")
     .config(RangeJoinConf.RangePartitionMinRows.key, "40")
     // Two cores would coalesce every input that fits a task; range partitioning is tested.
-    .config(RangeJoinConf.CoalesceMaxBytesPerTask.key, "0")
+    .config(RangeJoinConf.CoalesceMaxParallelism.key, "1")
     .config(RangeJoinConf.MinCandidatePairs.key, "0") // test tables are tiny
     .config(RangeJoinConf.MinSmallSideRows.key, "0")
     // Every test table is small enough to broadcast; the block joins are tested unless a test

@@ -191,7 +191,7 @@ object RangeJoinConf extends Logging {
       "the default parallelism and cut into sorted blocks as they are. Larger sides are " +
       "range-partitioned on their first inequality key into max(default parallelism, " +
       "estimated rows / blockRows) partitions, at most spark.sql.shuffle.partitions, unless " +
-      "spark.rangejoin.coalesce.maxParallelism and spark.rangejoin.coalesce.maxBytesPerTask " +
+      "spark.rangejoin.coalesce.maxParallelism and spark.rangejoin.coalesce.maxMemoryFraction " +
       "let them be coalesced too.",
     default = 524288
   )
@@ -200,7 +200,7 @@ object RangeJoinConf extends Logging {
     "spark.rangejoin.coalesce.maxParallelism",
     "A side of rangePartitionMinRows rows or more is coalesced like a small one, not " +
       "range-partitioned, when the default parallelism is at most this and the side fits " +
-      "spark.rangejoin.coalesce.maxBytesPerTask. Range partitioning reads the side twice (a " +
+      "spark.rangejoin.coalesce.maxMemoryFraction. Range partitioning reads the side twice (a " +
       "sampling job, then the shuffle) and writes it to shuffle files; coalesced, each block " +
       "meets blocks of every partition of the other side, so the join's work grows with the " +
       "parallelism (anomaly self-join of 10M rows: coalesced 2.3-3.3 s, range-partitioned " +
@@ -208,13 +208,16 @@ object RangeJoinConf extends Logging {
     default = 16
   )
 
-  val CoalesceMaxBytesPerTask: ConfEntry[Long] = nonNegativeLongEntry(
-    "spark.rangejoin.coalesce.maxBytesPerTask",
-    "Most bytes of a side, by Spark's size estimate divided by the default parallelism, that " +
-      "one task may load when the side is coalesced instead of range-partitioned (see " +
-      "spark.rangejoin.coalesce.maxParallelism). 0 range-partitions every side of " +
-      "rangePartitionMinRows rows or more.",
-    default = 134217728L
+  val CoalesceMaxMemoryFraction: ConfEntry[Double] = positiveDoubleEntry(
+    "spark.rangejoin.coalesce.maxMemoryFraction",
+    "A side is coalesced instead of range-partitioned (see " +
+      "spark.rangejoin.coalesce.maxParallelism) only if each task's share of it, by Spark's " +
+      "size estimate, is at most this fraction of a task's share of an executor's execution " +
+      "and storage memory: the estimate is of compressed files, and one task loads the share. " +
+      "In a 2 GiB driver a 20M x 20M band join with one side coalesced (58 MiB per task, " +
+      "0.11 of a task's 524 MiB) failed its load; a 10M x 10M anomaly self-join in an 8 GiB " +
+      "driver (57 MiB per task, 0.024 of 2,368 MiB) runs coalesced.",
+    default = 0.0625
   )
 
   val MinCandidatePairs: ConfEntry[Long] = nonNegativeLongEntry(
@@ -262,7 +265,7 @@ object RangeJoinConf extends Logging {
       SortSpillRows,
       RangePartitionMinRows,
       CoalesceMaxParallelism,
-      CoalesceMaxBytesPerTask,
+      CoalesceMaxMemoryFraction,
       MinCandidatePairs,
       MinSmallSideRows,
       KeyedMinCandidatePairs

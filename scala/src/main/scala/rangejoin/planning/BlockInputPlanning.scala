@@ -1,5 +1,6 @@
 package rangejoin.planning
 
+import org.apache.spark.SparkContext
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Expression, Murmur3Hash, SortOrder}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
@@ -21,7 +22,7 @@ private[planning] final case class PreparedInput(input: BlockInput, plan: SparkP
  * before the shuffle reads it, so the batch's source would be read twice and its progress would
  * count every input row twice. A larger one is coalesced all the same on few cores when each
  * task's share is small enough (`spark.rangejoin.coalesce.maxParallelism`,
- * `spark.rangejoin.coalesce.maxBytesPerTask`): range partitioning reads it twice and shuffles
+ * `spark.rangejoin.coalesce.maxMemoryFraction`): range partitioning reads it twice and shuffles
  * it, while coalesced blocks meet blocks of every partition of the other side, which costs
  * little while there are few. Otherwise it is range-partitioned on `key` into max(default
  * parallelism, estimated rows / `blockRows`) partitions, at most `spark.sql.shuffle.partitions`,
@@ -39,16 +40,16 @@ private[planning] object BlockInputPlanning {
       key: Expression,
       child: LogicalPlan,
       planned: SparkPlan,
-      defaultParallelism: Int,
+      sc: SparkContext,
       conf: SQLConf
   ): PreparedInput = {
     val rows = SizeEstimates.rows(child)
     val small = rows < RangeJoinConf.RangePartitionMinRows.get(conf)
-    if (child.isStreaming || small || coalescible(child, defaultParallelism, conf)) {
+    if (child.isStreaming || small || coalescible(child, sc, conf)) {
       PreparedInput(BlockInput.Coalesced, planned)
     } else {
       val wanted = (rows / RangeJoinConf.BlockRows.get(conf) + 1).min(Int.MaxValue).toInt
-      val partitions = wanted.max(defaultParallelism).min(conf.numShufflePartitions)
+      val partitions = wanted.max(sc.defaultParallelism).min(conf.numShufflePartitions)
       // Ties on the key are ordered by a hash of the row, so the rows of one very frequent key
       // value spread over several partitions instead of loading in a single task.
       val hashable =
@@ -71,12 +72,25 @@ private[planning] object BlockInputPlanning {
 
   /**
    * Whether a large side is cheaper coalesced than range-partitioned: on few cores, and when
-   * each task's share, by Spark's size estimate, stays within
-   * `spark.rangejoin.coalesce.maxBytesPerTask` (one task holds, or spills, its partition's rows
-   * while it cuts them into blocks).
+   * each task's share of it, by Spark's size estimate, is a small fraction
+   * (`spark.rangejoin.coalesce.maxMemoryFraction`) of a task's share of an executor's memory
+   * ([[memoryPerTask]]): one task loads the share, spilling when the memory manager refuses it.
    */
-  private def coalescible(child: LogicalPlan, defaultParallelism: Int, conf: SQLConf): Boolean =
-    defaultParallelism <= RangeJoinConf.CoalesceMaxParallelism.get(conf) &&
-      child.stats.sizeInBytes / defaultParallelism.max(1) <=
-      RangeJoinConf.CoalesceMaxBytesPerTask.get(conf)
+  private def coalescible(child: LogicalPlan, sc: SparkContext, conf: SQLConf): Boolean = {
+    val parallelism = sc.defaultParallelism.max(1)
+    parallelism <= RangeJoinConf.CoalesceMaxParallelism.get(conf) &&
+    BigDecimal(child.stats.sizeInBytes) / parallelism <=
+      BigDecimal(memoryPerTask(sc)) * RangeJoinConf.CoalesceMaxMemoryFraction.get(conf)
+  }
+
+  /**
+   * A task's share of the execution and storage memory of the smallest executor: its block
+   * manager's largest storage memory (Spark's unified region) over the task slots of one
+   * executor. The driver's block manager is among them, and in local mode it is the executor.
+   */
+  private def memoryPerTask(sc: SparkContext): Long = {
+    val memories = sc.getExecutorMemoryStatus.values.map(_._1)
+    val executors = if (sc.isLocal) 1 else (memories.size - 1).max(1)
+    memories.min / (sc.defaultParallelism / executors).max(1)
+  }
 }

@@ -83,8 +83,8 @@ import rangejoin.execution.{
  *     [[rangejoin.execution.IEJoinExec]]. Each side estimated at
  *     `spark.rangejoin.rangePartitionMinRows` rows or more is range-partitioned on the first
  *     inequality's key, unless the default parallelism is at most
- *     `spark.rangejoin.coalesce.maxParallelism` and each task's share of the side at most
- *     `spark.rangejoin.coalesce.maxBytesPerTask`; a side not range-partitioned is not shuffled.
+ *     `spark.rangejoin.coalesce.maxParallelism` and each task's share of the side a small
+ *     fraction of its memory (`spark.rangejoin.coalesce.maxMemoryFraction`); a side not range-partitioned is not shuffled.
  *  1. Exactly one inequality and `spark.rangejoin.piecewiseMergeJoin.enabled`:
  *     [[rangejoin.execution.PiecewiseMergeJoinExec]] over sorted blocks, its inputs prepared as
  *     above. Both block joins are planned under a [[rangejoin.execution.BlockJoinOutputExec]],
@@ -398,7 +398,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
       key,
       child,
       planLater(child),
-      session.sparkContext.defaultParallelism,
+      session.sparkContext,
       conf
     )
     lazy val left = prepared(ineqs.head.left, join.left)

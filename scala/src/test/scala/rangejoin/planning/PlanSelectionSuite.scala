@@ -320,26 +320,22 @@ class PlanSelectionSuite extends RangeJoinTestBase {
   }
 
   test("on few cores a large side that fits a task is coalesced, not range-partitioned") {
-    // rangePartitionMinRows is 40 and coalesce.maxBytesPerTask 0 in these tests; two cores.
+    // rangePartitionMinRows is 40 and coalesce.maxParallelism 1 in these tests; two cores.
     spark.range(0, 1000).selectExpr("id", "id % 97 AS a", "id % 89 AS b").createOrReplaceTempView(
       "big"
     )
     val q = "SELECT x.id, y.id FROM big x JOIN big y ON x.a < y.a AND x.b >= y.b"
-    val bytes = spark.table("big").queryExecution.optimizedPlan.stats.sizeInBytes
     def rangeExchanges(): Int = {
       checkAgainstVanilla(q)
       collect(spark.sql(q).queryExecution.executedPlan) {
         case e: ShuffleExchangeExec if e.outputPartitioning.isInstanceOf[RangePartitioning] => e
       }.size
     }
-    val fits = RangeJoinConf.CoalesceMaxBytesPerTask.key -> (bytes / 2).toString
-    withConf(fits) {
-      assert(rangeExchanges() == 0)
+    withConf(RangeJoinConf.CoalesceMaxParallelism.key -> "2") {
+      assert(rangeExchanges() == 0) // a small table against 1/16 of a task's memory
       assert(spark.sql(q).queryExecution.executedPlan.toString.contains("left coalesced"))
-      withConf(RangeJoinConf.CoalesceMaxParallelism.key -> "1")(assert(rangeExchanges() == 2))
-    }
-    withConf(RangeJoinConf.CoalesceMaxBytesPerTask.key -> (bytes / 2 - 1).toString) {
-      assert(rangeExchanges() == 2)
+      // A share above the fraction of a task's memory is range-partitioned.
+      withConf(RangeJoinConf.CoalesceMaxMemoryFraction.key -> "1e-9")(assert(rangeExchanges() == 2))
     }
   }
 

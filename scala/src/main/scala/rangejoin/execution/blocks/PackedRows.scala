@@ -182,7 +182,7 @@ object PackedRows {
             s"A partition of a range join holds more than ${PackedRows.MaxBytes} bytes of rows. " +
               "For a side that was range-partitioned, raise spark.sql.shuffle.partitions; for " +
               "one coalesced (not shuffled), lower spark.rangejoin.rangePartitionMinRows or " +
-              "spark.rangejoin.coalesce.maxBytesPerTask."
+              "spark.rangejoin.coalesce.maxMemoryFraction."
           )
         }
         val grown = math.min(math.max(data.length * 2L, needed), PackedRows.MaxBytes).toInt
