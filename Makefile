@@ -148,10 +148,11 @@ bench: build
 	cd benchmarks && ../$(PY) suite.py --scale $(SCALE) --cap $(BENCH_CAP)
 	$(MAKE) bench-grid
 
-## bench-defaults: the crossovers behind the defaults of spark.rangejoin.minCandidatePairs and
-## spark.rangejoin.keyed.minCandidatePairs.
+## bench-defaults: the crossovers behind the defaults of spark.rangejoin.minCandidatePairs,
+## spark.rangejoin.keyed.minCandidatePairs and spark.rangejoin.broadcast.ratioAboveRows.
 bench-defaults: build
-	cd benchmarks && ../$(PY) tiny_side_benchmark.py && ../$(PY) keyed_crossover_benchmark.py
+	cd benchmarks && ../$(PY) tiny_side_benchmark.py && ../$(PY) keyed_crossover_benchmark.py \
+		&& ../$(PY) broadcast_or_block.py
 
 ## bench-grid: the "never slower" grid, plugin on against off (GRID_BIG: rows of the big side);
 ## writes benchmarks/results/never_slower.md.

@@ -79,12 +79,12 @@ case class KeyGroupIEJoinExec(
         new KeyGroupLoader(buildSchema, buildKeys, encoders, rowsPerBlock, ordersKey1)
       // Each stream block with the build blocks its min/max ranges can match.
       def joinBlocks(stream: GroupBlocks, build: GroupBlocks, run: PassRun) =
-        stream.blocks.indices.iterator.flatMap { s =>
+        run.runtime.join(stream.blocks.indices.iterator.map { s =>
           val partners = build.blocks.indices.iterator
             .filter(b => stream.stats(s).canMatch(build.stats(b), run.ops, orderings))
             .map(build.blocks)
-          run.runtime.join(stream.blocks(s), partners)
-        }
+          (stream.blocks(s), partners)
+        })
       val memory = runs.head.runtime.memory
       groups.flatMap { g =>
         val groupMemory = new KeyGroupMemory(memory)

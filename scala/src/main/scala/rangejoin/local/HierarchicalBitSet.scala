@@ -35,6 +35,9 @@ final class HierarchicalBitSet(val size: Int) {
     }
   }
 
+  /** Bits `64 * w` to `64 * w + 63`, the lowest first. */
+  def word(w: Int): Long = levels(0)(w)
+
   /** The smallest set index `>= from`, or -1 when there is none. */
   def nextSetBit(from: Int): Int = if (from >= size) -1 else next(0, from)
 

@@ -35,7 +35,7 @@ final case class IEJoinInput(x: Array[Long], y: Array[Long], yOrder: Array[Int])
  * are ordered does not matter; the merge places tied rows of different inputs by the rules above.
  * Cost: O(n + m + output) steps and three int arrays of n + m.
  *
- * Use: `while (scanner.advance()) emit(scanner.leftIndex, scanner.rightIndex)`.
+ * Use: see [[PairScanner]].
  */
 final class IEJoinScanner(
     left: IEJoinInput,
@@ -71,36 +71,48 @@ final class IEJoinScanner(
   )
 
   private val marked = new HierarchicalBitSet(total)
-  private var visited = 0
-  private var currentLeft = -1
-  private var cursor = -1
-
-  var leftIndex: Int = -1
-  var rightIndex: Int = -1
+  private var visited = 0 // rows of L2 visited
+  private var currentLeft = -1 // the left row whose set bits are being emitted, or -1
+  private var wordIndex = 0 // the word of `marked` that holds its next set bits
+  private var word = 0L // those bits of that word not yet emitted
 
   def skipLeftRow(): Unit = currentLeft = -1
 
-  def advance(): Boolean = {
-    while (true) {
+  // A left row's pairs are the set bits after its L1 position, taken a word at a time: the bits
+  // of a word are emitted by clearing its lowest, and only an emptied word asks the bit set for
+  // the next (a dense band join emits about a thousand bits per left row).
+  def fill(lefts: Array[Int], rights: Array[Int]): Int = {
+    var filled = 0
+    while (filled < lefts.length) {
       if (currentLeft >= 0) {
-        cursor = marked.nextSetBit(cursor + 1)
-        if (cursor >= 0) {
-          leftIndex = currentLeft
-          rightIndex = l1(cursor) - n
-          return true
-        }
-        currentLeft = -1
-      }
-      if (visited == total) return false
-      val row = l2(visited)
-      visited += 1
-      if (row >= n) marked.set(l1Position(row))
+        if (word != 0) {
+          lefts(filled) = currentLeft
+          rights(filled) = l1((wordIndex << 6) + java.lang.Long.numberOfTrailingZeros(word)) - n
+          word &= word - 1
+          filled += 1
+        } else seek((wordIndex + 1) << 6)
+      } else if (visited == total) return filled
       else {
-        currentLeft = row
-        cursor = l1Position(row)
+        val row = l2(visited)
+        visited += 1
+        if (row >= n) marked.set(l1Position(row))
+        else {
+          currentLeft = row
+          seek(l1Position(row) + 1)
+        }
       }
     }
-    false
+    filled
+  }
+
+  /** Moves to the current left row's first set bit at L1 position `from` or after, if any. */
+  private def seek(from: Int): Unit = {
+    val bit = marked.nextSetBit(from)
+    if (bit < 0) currentLeft = -1
+    else {
+      wordIndex = bit >>> 6
+      word = marked.word(wordIndex) & (-1L << (bit & 63))
+    }
   }
 }
 

@@ -22,27 +22,32 @@ final class MergeScanner(left: Array[Long], right: Array[Long], op: InequalityOp
   private var next = 0 // next right index to emit for `row`
   private var end = 0 // end (exclusive) of `row`'s run
 
-  var leftIndex: Int = -1
-  var rightIndex: Int = -1
-
   /** Whether the boundary skips right keys equal to the left key. */
   private val skipsEqual = op.leftSmaller == op.strict
 
-  def advance(): Boolean = {
-    while (next >= end) {
-      row += 1
-      if (row >= left.length) return false
-      val key = left(row)
-      while (boundary < m && (right(boundary) < key || (skipsEqual && right(boundary) == key))) {
-        boundary += 1
+  def fill(lefts: Array[Int], rights: Array[Int]): Int = {
+    var filled = 0
+    while (filled < lefts.length) {
+      if (next < end) {
+        // The rest of the row's run, as much of it as the batch holds.
+        val count = math.min(end - next, lefts.length - filled)
+        java.util.Arrays.fill(lefts, filled, filled + count, row)
+        var k = 0
+        while (k < count) { rights(filled + k) = next + k; k += 1 }
+        next += count
+        filled += count
+      } else {
+        row += 1
+        if (row >= left.length) return filled
+        val key = left(row)
+        while (boundary < m && (right(boundary) < key || (skipsEqual && right(boundary) == key))) {
+          boundary += 1
+        }
+        if (op.leftSmaller) { next = boundary; end = m }
+        else { next = 0; end = boundary }
       }
-      if (op.leftSmaller) { next = boundary; end = m }
-      else { next = 0; end = boundary }
     }
-    leftIndex = row
-    rightIndex = next
-    next += 1
-    true
+    filled
   }
 
   def skipLeftRow(): Unit = next = end

@@ -1,26 +1,25 @@
 package rangejoin.local
 
 /**
- * A local join of one stream block with one build block that yields its matching pairs one by
- * one, in any order and each exactly once.
+ * A local join of one stream block with one build block that yields its matching pairs in
+ * batches, in any order and each exactly once.
  *
- * Use: `while (scanner.advance()) emit(scanner.leftIndex, scanner.rightIndex)`. Here "left" is
- * the stream block and "right" the build block, whichever inputs of the join they come from.
+ * Use: `var k = scanner.fill(lefts, rights); while (k > 0) { emit k pairs; k = scanner.fill(...) }`.
+ * Here "left" is the stream block and "right" the build block, whichever inputs of the join they
+ * come from. Pairs come in batches so that the loop that finds them is one tight loop per
+ * scanner, not a call per pair through this interface.
  */
 trait PairScanner {
 
-  /** Moves to the next matching pair; false when there is none left. */
-  def advance(): Boolean
-
-  /** Stream row of the current pair; valid after `advance()` returned true. */
-  def leftIndex: Int
-
-  /** Build row of the current pair; valid after `advance()` returned true. */
-  def rightIndex: Int
+  /**
+   * Writes the next matching pairs, at most `lefts.length` of them: pair `k` is stream row
+   * `lefts(k)` with build row `rights(k)`. Returns how many it wrote; 0 once no pair is left.
+   */
+  def fill(lefts: Array[Int], rights: Array[Int]): Int
 
   /**
-   * Skips the remaining pairs of the current stream row, for joins that only ask whether a row
-   * matched (semi, anti, existence).
+   * Skips the remaining pairs of the stream row of the last pair written, for joins that only
+   * ask whether a row matched (semi, anti, existence; they fill one pair at a time).
    */
   def skipLeftRow(): Unit
 }

@@ -9,11 +9,16 @@ package rangejoin.local
 final class PermutedScanner(inner: PairScanner, leftOrder: Array[Int], rightOrder: Array[Int])
     extends PairScanner {
 
-  def advance(): Boolean = inner.advance()
-
-  def leftIndex: Int = leftOrder(inner.leftIndex)
-
-  def rightIndex: Int = rightOrder(inner.rightIndex)
+  def fill(lefts: Array[Int], rights: Array[Int]): Int = {
+    val filled = inner.fill(lefts, rights)
+    var k = 0
+    while (k < filled) {
+      lefts(k) = leftOrder(lefts(k))
+      rights(k) = rightOrder(rights(k))
+      k += 1
+    }
+    filled
+  }
 
   def skipLeftRow(): Unit = inner.skipLeftRow()
 }

@@ -53,12 +53,19 @@ class IEJoinScannerSuite extends AnyFunSuite {
     val (leftRows, left) = input(lx, ly)
     val (rightRows, right) = input(rx, ry)
     val scanner = make(left, right)
-    (scan(scanner).map { case (i, j) => (leftRows(i), rightRows(j)) }, scanner)
+    val pairs = scan(scanner, batch = 1 + rnd.nextInt(8))
+    (pairs.map { case (i, j) => (leftRows(i), rightRows(j)) }, scanner)
   }
 
-  private def scan(s: PairScanner): Seq[(Int, Int)] = {
+  /** Every pair `s` yields, taken `batch` at a time (batches cut a row's pairs anywhere). */
+  private def scan(s: PairScanner, batch: Int): Seq[(Int, Int)] = {
     val out = Seq.newBuilder[(Int, Int)]
-    while (s.advance()) out += ((s.leftIndex, s.rightIndex))
+    val (lefts, rights) = (new Array[Int](batch), new Array[Int](batch))
+    var filled = s.fill(lefts, rights)
+    while (filled > 0) {
+      out ++= (0 until filled).map(k => (lefts(k), rights(k)))
+      filled = s.fill(lefts, rights)
+    }
     out.result()
   }
 
@@ -120,7 +127,8 @@ class IEJoinScannerSuite extends AnyFunSuite {
           i <- l.indices
           j <- r.indices if op.holds(java.lang.Long.compare(l(i), r(j)))
         } yield (i, j)
-        assert(scan(new MergeScanner(l, r, op)).sorted == expected.sorted, s"${l.toSeq} ${r.toSeq}")
+        val actual = scan(new MergeScanner(l, r, op), batch = 1 + rnd.nextInt(8))
+        assert(actual.sorted == expected.sorted, s"${l.toSeq} ${r.toSeq}")
       }
     }
   }
@@ -139,7 +147,8 @@ class IEJoinScannerSuite extends AnyFunSuite {
       )
     ) {
       val firsts = Seq.newBuilder[Int]
-      while (scanner.advance()) { firsts += scanner.leftIndex; scanner.skipLeftRow() }
+      val (left, right) = (new Array[Int](1), new Array[Int](1))
+      while (scanner.fill(left, right) == 1) { firsts += left(0); scanner.skipLeftRow() }
       assert(firsts.result().sorted == Seq(0, 1, 2))
     }
   }

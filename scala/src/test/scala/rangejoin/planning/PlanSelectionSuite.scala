@@ -250,9 +250,20 @@ class PlanSelectionSuite extends RangeJoinTestBase {
       "SELECT count(*), sum(x.id * y.id) FROM many x JOIN many y ON x.a < y.a AND x.b > y.b"
     val smaller =
       "SELECT count(*), sum(m.id * s.id) FROM many m JOIN some s ON m.a < s.a AND m.b > s.b"
-    // Small inputs are broadcast whatever the ratio, unless the ratio applies from 0 rows.
+    // Small inputs are broadcast whatever the ratio, unless the ratio applies from 0 rows; it
+    // applies above spark.rangejoin.broadcast.ratioAboveRows (16,384) rows by default.
     withConf(RangeJoinConf.BroadcastEnabled.key -> "true") {
       checkOperator(selfJoin, Some("BroadcastRangeJoin"))
+      // Spark estimates this view at 50,000 rows: its size estimate / the row width.
+      spark.range(0, 100000).selectExpr("id", "id % 97 AS a", "id % 89 AS b")
+        .createOrReplaceTempView("more")
+      val larger = "SELECT count(*) FROM more x JOIN more y ON x.a < y.a AND x.b > y.b"
+      assert(rangeJoins(spark.sql(larger).queryExecution.executedPlan) == Seq("IEJoin"))
+      withConf(RangeJoinConf.BroadcastRatioAboveRows.key -> "50000") {
+        assert(
+          rangeJoins(spark.sql(larger).queryExecution.executedPlan) == Seq("BroadcastRangeJoin")
+        )
+      }
     }
     withConf(
       RangeJoinConf.BroadcastEnabled.key -> "true",

@@ -30,20 +30,21 @@ final class BlockPairTask(
 ) extends Partition
 
 /**
- * Runs `join` for each stream block of each [[BlockPairGroup]], reading blocks from the parents'
- * partitions (the [[CachedBlocks]] of each input): `left` is the stream input, `right` the build
+ * Runs `join` on the stream blocks of a task's [[BlockPairGroup]], each with its build blocks,
+ * reading blocks from the parents' partitions (the [[CachedBlocks]] of each input): `left` is the stream input, `right` the build
  * input. A task reads only the partitions that hold blocks of its pairs; a partition none of
  * whose blocks is in a pair is never read.
  *
  * A task holds one stream block and one build block at a time ([[BlockCursor]]).
  *
- * @param join given a stream block and, lazily and in order, its build blocks
+ * @param join given the task's stream blocks, each with its build blocks, all read lazily and in
+ *             order
  */
 class BlockPairRDD[T: ClassTag](
     left: RDD[Block],
     right: RDD[Block],
     groups: Array[BlockPairGroup],
-    join: (Block, Iterator[Block]) => Iterator[T]
+    join: Iterator[(Block, Iterator[Block])] => Iterator[T]
 ) extends RDD[T](
       left.sparkContext,
       Seq(
@@ -75,9 +76,9 @@ class BlockPairRDD[T: ClassTag](
     val task = split.asInstanceOf[BlockPairTask]
     val streams = new BlockCursor(left, task.leftParents, context)
     val builds = new BlockCursor(right, task.rightParents, context)
-    task.group.pairs.iterator.flatMap { p =>
-      join(streams.read(p.left), p.rights.iterator.map(builds.read))
-    }
+    join(task.group.pairs.iterator.map(p =>
+      (streams.read(p.left), p.rights.iterator.map(builds.read))
+    ))
   }
 }
 
