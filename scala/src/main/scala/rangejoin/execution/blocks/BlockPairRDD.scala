@@ -31,9 +31,9 @@ final class BlockPairTask(
 
 /**
  * Runs `join` on the stream blocks of a task's [[BlockPairGroup]], each with its build blocks,
- * reading blocks from the parents' partitions (the [[CachedBlocks]] of each input): `left` is the stream input, `right` the build
- * input. A task reads only the partitions that hold blocks of its pairs; a partition none of
- * whose blocks is in a pair is never read.
+ * reading blocks from the parents' partitions (the [[CachedBlocks]] of each input): `left` is the
+ * stream input, `right` the build input. A task reads only the partitions that hold blocks of
+ * its pairs; a partition none of whose blocks is in a pair is never read.
  *
  * A task holds one stream block and one build block at a time ([[BlockCursor]]).
  *
@@ -76,9 +76,10 @@ class BlockPairRDD[T: ClassTag](
     val task = split.asInstanceOf[BlockPairTask]
     val streams = new BlockCursor(left, task.leftParents, context)
     val builds = new BlockCursor(right, task.rightParents, context)
-    join(task.group.pairs.iterator.map(p =>
+    val pairs = task.group.pairs.iterator.map { p =>
       (streams.read(p.left), p.rights.iterator.map(builds.read))
-    ))
+    }
+    join(pairs)
   }
 }
 
