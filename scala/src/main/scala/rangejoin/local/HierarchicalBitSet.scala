@@ -38,18 +38,33 @@ final class HierarchicalBitSet(val size: Int) {
   /** Bits `64 * w` to `64 * w + 63`, the lowest first. */
   def word(w: Int): Long = levels(0)(w)
 
-  /** The smallest set index `>= from`, or -1 when there is none. */
-  def nextSetBit(from: Int): Int = if (from >= size) -1 else next(0, from)
-
-  private def next(level: Int, from: Int): Int = {
-    val words = levels(level)
-    val w = from >>> 6
-    if (w >= words.length) return -1
-    val word = words(w) & (-1L << (from & 63))
-    if (word != 0) return (w << 6) + java.lang.Long.numberOfTrailingZeros(word)
-    if (level + 1 == levels.length) return -1
-    val nextWord = next(level + 1, w + 1)
-    if (nextWord < 0) -1
-    else (nextWord << 6) + java.lang.Long.numberOfTrailingZeros(words(nextWord))
+  /**
+   * The smallest set index `>= from`, or -1 when there is none: climbs from level 0 to the
+   * first level with a set bit at or after the position of `from` there, then descends to its
+   * lowest set bit on each level below (a loop, not recursion, so that the JIT can inline it).
+   */
+  def nextSetBit(from: Int): Int = {
+    if (from >= size) return -1
+    var level = 0
+    var position = from // a bit position at `level`
+    var word = 0L
+    var w = 0
+    while (word == 0) {
+      val words = levels(level)
+      w = position >>> 6
+      if (w >= words.length) return -1
+      word = words(w) & (-1L << (position & 63))
+      if (word == 0) {
+        if (level + 1 == levels.length) return -1
+        level += 1
+        position = w + 1 // the next word of the level below, as a bit of this level
+      }
+    }
+    var index = (w << 6) + java.lang.Long.numberOfTrailingZeros(word)
+    while (level > 0) {
+      level -= 1
+      index = (index << 6) + java.lang.Long.numberOfTrailingZeros(levels(level)(index))
+    }
+    index
   }
 }
