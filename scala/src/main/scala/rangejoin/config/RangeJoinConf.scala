@@ -148,9 +148,8 @@ object RangeJoinConf extends Logging {
       "rows; a smaller one is broadcast whenever Spark would broadcast it. Measured on two inputs " +
       "of equal size (make bench-defaults, warm), the block join was within 10% of broadcasting " +
       "or faster from 5K to 100K rows per side (anomaly self-join: 0.072 s against 0.097 s at " +
-      "10K, " +
-      "0.078 s against 0.074 s at 100K; a band join of 1e8 pairs at 100K: 0.616 s against " +
-      "0.625 s).",
+      "10K, 0.078 s against 0.074 s at 100K; a band join of 1e8 pairs at 100K: 0.616 s " +
+      "against 0.625 s).",
     default = 16384L
   )
 

@@ -58,7 +58,8 @@ final class BlockJoinRuntime(
   /**
    * The output rows of each stream block joined with each of its build blocks, in order: the
    * pairs, then the stream rows `emit` outputs by whether they matched. Blocks are read from the
-   * iterators only when the previous ones are done with.
+   * iterators only when the previous ones are done with. Read each result to its end before
+   * calling `join` again: all results of a task share one batch of pairs.
    */
   def join(streams: Iterator[(Block, Iterator[Block])]): Iterator[InternalRow] =
     new OutputRows(streams)
