@@ -143,6 +143,39 @@ class IEJoinDifferentialSuite extends RangeJoinTestBase {
     }
   }
 
+  test("a self-join whose right keys are its left keys swapped loads once: join types, key types") {
+    val joins =
+      Seq("JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "LEFT SEMI JOIN", "LEFT ANTI JOIN")
+    // The optimizer infers IS NOT NULL filters on the keys of a left, right or anti join's inner
+    // side only: its two inputs then differ, and each loads its own blocks.
+    val loadsOnce = Set("JOIN", "FULL JOIN", "LEFT SEMI JOIN")
+    val rnd = new Random(23)
+    for (dt <- RandomTables.types) {
+      val seed = dt.simpleString.hashCode.toLong
+      RandomTables.table(spark, dt, 150, seed).createOrReplaceTempView("l")
+      withConf(RangeJoinConf.BlockRows.key -> (1 + rnd.nextInt(30)).toString) {
+        for (join <- joins) {
+          val (op1, op2) = (ops(rnd.nextInt(4)), ops(rnd.nextInt(4)))
+          val columns = if (join.contains("SEMI") || join.contains("ANTI")) "x.id" else "x.id, y.id"
+          val q = s"SELECT $columns FROM l x $join l y ON x.a $op1 y.b AND x.b $op2 y.a " +
+            "AND x.id <> y.id"
+          val (_, plan) = checkOperatorPlan(q, Some("IEJoin"))
+          val node = ieJoins(plan).head.simpleString(100)
+          if (loadsOnce(join)) {
+            assert(node.contains("right the left's blocks, keys 0 and 1 swapped"), node)
+          }
+        }
+      }
+    }
+    // Another table with the same keys loads its own blocks.
+    register(IntegerType, seed = 3)
+    val (_, plan) = checkOperatorPlan(
+      "SELECT l.id, r.id FROM l JOIN r ON l.a < r.b AND l.b > r.a",
+      Some("IEJoin")
+    )
+    assert(!ieJoins(plan).head.simpleString(100).contains("the left's blocks"))
+  }
+
   test("random queries over many seeds: types, operators, orientations, residuals, sizes") {
     val seeds = 1 to 40
     val sizes = seeds.map { seed =>

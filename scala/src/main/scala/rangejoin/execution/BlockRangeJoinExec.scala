@@ -30,7 +30,7 @@ import rangejoin.execution.runtime.{BlockJoinRuntime, JoinPass}
  *     it does not fit), cuts it into blocks ([[rangejoin.execution.blocks.BlockLoader]]), caches
  *     them in Spark's block manager ([[rangejoin.execution.blocks.CachedBlocks]]) and returns
  *     every block's min/max of every inequality key
- *     ([[rangejoin.execution.blocks.BlockStats]]); a self-join does this once;
+ *     ([[rangejoin.execution.blocks.BlockStats]]); a self-join does this once ([[RightBlocks]]);
  *  1. block pairs that cannot satisfy all inequalities are pruned
  *     ([[rangejoin.execution.blocks.BlockPairPlanner]]);
  *  1. each task takes whole stream blocks, each with all of its remaining build blocks, runs the
@@ -81,7 +81,12 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
 
   /** How this node runs, for EXPLAIN. */
   protected def strategyDescription: String =
-    s"blockRows=$blockRows, left ${leftInput.description}, right ${rightInput.description}"
+    s"blockRows=$blockRows, left ${leftInput.description}, right " +
+      (rightBlocksReuse match {
+        case RightBlocks.Own => rightInput.description
+        case RightBlocks.LeftSame => "the left's blocks (self-join)"
+        case RightBlocks.LeftKeysSwapped => "the left's blocks, keys 0 and 1 swapped (self-join)"
+      })
 
   override protected def doExecute(): RDD[InternalRow] = joinedRows(projected = true)
 
@@ -97,12 +102,12 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
     val boundRight = bind(rightKeys, right.output)
     val encoders = boundLeft.map(k => KeyEncoder.forType(k.dataType))
     val leftRows = blockInput(left, leftInput)
-    // A self-join on the same keys reads and caches its (reused) input once.
-    val selfJoin = left.sameResult(right) && boundLeft == boundRight
-    val rightRows = if (selfJoin) leftRows else blockInput(right, rightInput)
+    val reuse = rightBlocksReuse
+    val rightRows = if (reuse == RightBlocks.Own) blockInput(right, rightInput) else leftRows
     val loader = (keys: Seq[Expression], schema: Seq[Attribute]) =>
       new BlockLoader(schema, keys, encoders, blockRows, sortSpillRows, ordersKey1)
-    val runtimes = passes.map(p => p -> blockJoinRuntime(p, projected))
+    val keysSwapped = reuse == RightBlocks.LeftKeysSwapped
+    val runtimes = passes.map(p => p -> blockJoinRuntime(p, projected, keysSwapped))
     new DeferredRDD(
       sparkContext,
       () => {
@@ -114,8 +119,9 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
             metric(JoinMetric.PeakMemory)
           )
         val leftBlocks = cached(leftRows, boundLeft, left.output)
-        val rightBlocks = if (selfJoin) leftBlocks else cached(rightRows, boundRight, right.output)
-        joinBlockPairs(leftBlocks, rightBlocks, encoders, runtimes)
+        val rightBlocks =
+          if (reuse == RightBlocks.Own) cached(rightRows, boundRight, right.output) else leftBlocks
+        joinBlockPairs(leftBlocks, rightBlocks, keysSwapped, encoders, runtimes)
       }
     )
   }
@@ -128,6 +134,7 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
   private def joinBlockPairs(
       leftBlocks: CachedBlocks,
       rightBlocks: CachedBlocks,
+      rightKeysSwapped: Boolean,
       encoders: Seq[KeyEncoder],
       runtimes: Seq[(JoinPass, BlockJoinRuntime)]
   ): RDD[InternalRow] = {
@@ -135,7 +142,8 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
     val leftLoad = leftBlocks.load()
     val rightLoad = if (rightBlocks eq leftBlocks) leftLoad else rightBlocks.load()
     val leftStats = leftLoad.get().toArray
-    val rightStats = rightLoad.get().toArray
+    val rightStats =
+      if (rightKeysSwapped) leftStats.map(_.map(_.keys01Swapped)) else rightLoad.get().toArray
     metric(JoinMetric.BlocksOnDisk).add(CachedBlocks.bytesOnDisk(Seq(leftBlocks, rightBlocks)))
     val orderings = encoders.map(KeyColumn.ordering)
     val result = runtimes
@@ -167,6 +175,10 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
     )
     result
   }
+
+  /** Whether the right input is the left one ([[RightBlocks]]). */
+  private lazy val rightBlocksReuse: RightBlocks =
+    RightBlocks.of(left, right, leftKeys, rightKeys, swappable = localKeys == 2)
 
   /**
    * The rows of `child` in the partitions to cut into blocks, as the planner prepared them

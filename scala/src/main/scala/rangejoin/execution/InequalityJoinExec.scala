@@ -8,6 +8,7 @@ import rangejoin.condition.Inequality
 import rangejoin.execution.runtime.{
   BlockJoinMetrics,
   BlockJoinRuntime,
+  IEJoinLocal,
   JoinColumns,
   JoinPass,
   LocalJoin,
@@ -70,11 +71,23 @@ trait InequalityJoinExec extends BinaryExecNode with JoinMetrics {
   /**
    * The runtime of `pass`; it checks the inequalities the local join does not use and the
    * residual on every pair the local join emits. Its output rows are unsafe rows, or with
-   * `projected` false views of the pairs ([[rangejoin.execution.runtime.StreamBuildRows]]).
+   * `projected` false views of the pairs ([[rangejoin.execution.runtime.StreamBuildRows]]). With
+   * `rightKeysSwapped` the right input's blocks are the left's, read with keys 0 and 1 swapped
+   * ([[rangejoin.execution.runtime.IEJoinLocal]]).
    */
-  protected def blockJoinRuntime(pass: JoinPass, projected: Boolean = true): BlockJoinRuntime =
+  protected def blockJoinRuntime(
+      pass: JoinPass,
+      projected: Boolean = true,
+      rightKeysSwapped: Boolean = false
+  ): BlockJoinRuntime =
     new BlockJoinRuntime(
-      localJoin(streamOps(pass).take(localKeys)),
+      localJoin(streamOps(pass).take(localKeys)) match {
+        case ieJoin: IEJoinLocal if rightKeysSwapped =>
+          ieJoin.copy(streamSwapped = !pass.streamIsLeft, buildSwapped = pass.streamIsLeft)
+        case local =>
+          require(!rightKeysSwapped, s"$local cannot read blocks with swapped keys")
+          local
+      },
       pass,
       (inequalities.drop(localKeys).map(_.toExpression) ++ residual).reduceOption(And),
       JoinColumns(left.output, right.output, output),

@@ -1,11 +1,19 @@
 package rangejoin.local
 
 /**
- * One input of a local IEJoin: its rows' codes on the two keys, in row order, with the rows in
- * ascending order of `x` (as a block's rows are in key 0), and `yOrder`, the row indices in
- * ascending order of `y` (ties in any order), which a block computes once when it is cut.
+ * One input of a local IEJoin: its rows' codes on the two keys, in row order, and the row
+ * indices in ascending order of each key (ties in any order), or `null` for a key the rows are
+ * in ascending order of already. A block's rows are in key 0 order and it computes its key 1
+ * order once, when it is cut: as `x` and `y`, that is `IEJoinInput(key0, null, key1, key1Order)`,
+ * and a self-join whose right keys are the left's two swapped reads the same block as
+ * `IEJoinInput(key1, key1Order, key0, null)`.
  */
-final case class IEJoinInput(x: Array[Long], y: Array[Long], yOrder: Array[Int]) {
+final case class IEJoinInput(
+    x: Array[Long],
+    xOrder: Array[Int],
+    y: Array[Long],
+    yOrder: Array[Int]
+) {
   def size: Int = x.length
 }
 
@@ -29,10 +37,10 @@ final case class IEJoinInput(x: Array[Long], y: Array[Long], yOrder: Array[Int])
  *     position p emits every set bit after p. Every emitted pair satisfies both conditions and
  *     every satisfying pair is emitted once.
  *
- * Nothing is sorted here: each input is already in x order and carries its y order
- * ([[IEJoinInput]]), so L1 and L2 are linear merges of the two inputs' orders, each walked
- * forwards for an ascending order and backwards for a descending one. How tied rows of one input
- * are ordered does not matter; the merge places tied rows of different inputs by the rules above.
+ * Nothing is sorted here: each input carries its x and y orders ([[IEJoinInput]]), so L1 and
+ * L2 are linear merges of the two inputs' orders, each walked forwards for an ascending order
+ * and backwards for a descending one. How tied rows of one input are ordered does not matter;
+ * the merge places tied rows of different inputs by the rules above.
  * Cost: O(n + m + output) steps and three int arrays of n + m.
  *
  * Use: see [[PairScanner]].
@@ -50,9 +58,9 @@ final class IEJoinScanner(
   /** L1: position -> row number. */
   private val l1: Array[Int] = IEJoinScanner.merge(
     left.x,
-    null,
+    left.xOrder,
     right.x,
-    null,
+    right.xOrder,
     ascending = op1.leftSmaller,
     rightFirstOnTies = op1.strict
   )
@@ -124,26 +132,36 @@ object IEJoinScanner {
    * The scanner of `left.x op1 right.x AND left.y op2 right.y`, the cheapest that is exact for
    * these two inputs. When one inequality holds for every pair (the inputs' ranges on its key do
    * not overlap the wrong way, as for most block pairs off the diagonal of a band or anomaly
-   * join), only the other one decides, and a [[MergeScanner]] on that key answers in one merge:
-   * on x directly (rows are in x order), on y through each input's y order
-   * ([[PermutedScanner]]). Otherwise the full [[IEJoinScanner]].
+   * join), only the other one decides, and a [[MergeScanner]] on that key answers in one merge
+   * ([[mergeOn]]). Otherwise the full [[IEJoinScanner]].
    */
   def apply(left: IEJoinInput, right: IEJoinInput, op1: InequalityOp, op2: InequalityOp)
       : PairScanner =
     if (left.size == 0 || right.size == 0) new IEJoinScanner(left, right, op1, op2)
     else if (holdsForAll(left.y, left.yOrder, right.y, right.yOrder, op2)) {
-      new MergeScanner(left.x, right.x, op1)
-    } else if (holdsForAll(left.x, null, right.x, null, op1)) {
-      new PermutedScanner(
-        new MergeScanner(
-          RadixSort.gather(left.y, left.yOrder),
-          RadixSort.gather(right.y, right.yOrder),
-          op2
-        ),
-        left.yOrder,
-        right.yOrder
-      )
+      mergeOn(left.x, left.xOrder, right.x, right.xOrder, op1)
+    } else if (holdsForAll(left.x, left.xOrder, right.x, right.xOrder, op1)) {
+      mergeOn(left.y, left.yOrder, right.y, right.yOrder, op2)
     } else new IEJoinScanner(left, right, op1, op2)
+
+  /**
+   * The [[MergeScanner]] of `left op right` on one key, each input ascending in `order` (`null`:
+   * in row order): directly on keys in row order, else on the keys gathered in that order,
+   * reporting the inputs' own row indices ([[PermutedScanner]]).
+   */
+  private def mergeOn(
+      left: Array[Long],
+      leftOrder: Array[Int],
+      right: Array[Long],
+      rightOrder: Array[Int],
+      op: InequalityOp
+  ): PairScanner = {
+    def inOrder(keys: Array[Long], order: Array[Int]) =
+      if (order == null) keys else RadixSort.gather(keys, order)
+    val merge = new MergeScanner(inOrder(left, leftOrder), inOrder(right, rightOrder), op)
+    if (leftOrder == null && rightOrder == null) merge
+    else new PermutedScanner(merge, leftOrder, rightOrder)
+  }
 
   /**
    * Whether `op` holds for every pair of a left and a right key, each input's keys ascending in

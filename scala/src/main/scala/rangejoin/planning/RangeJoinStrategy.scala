@@ -28,6 +28,7 @@ import rangejoin.execution.{
   IEJoinExec,
   KeyGroupIEJoinExec,
   PiecewiseMergeJoinExec,
+  RightBlocks,
   SlidingWindowJoinExec
 }
 
@@ -404,6 +405,17 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     lazy val left = prepared(ineqs.head.left, join.left)
     lazy val right = prepared(ineqs.head.right, join.right)
     if (ineqs.size >= 2 && RangeJoinConf.IEJoinEnabled.get(conf)) {
+      // A self-join whose right keys are its left keys 0 and 1 swapped partitions its right
+      // input as its left, on the left's key 0 (the right's key 1): both are then one exchange,
+      // and IEJoinExec loads it once and reads its blocks swapped on the right.
+      val swapped = RightBlocks.of(
+        join.left,
+        join.right,
+        ineqs.map(_.left),
+        ineqs.map(_.right),
+        swappable = true
+      ) == RightBlocks.LeftKeysSwapped
+      val rightPrepared = if (swapped) prepared(ineqs(1).right, join.right) else right
       Some(
         IEJoinExec(
           ineqs.map(_.left),
@@ -414,9 +426,9 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
           blockRows,
           sortSpillRows,
           left.input,
-          right.input,
+          rightPrepared.input,
           left.plan,
-          right.plan
+          rightPrepared.plan
         )
       )
     } else if (ineqs.size == 1 && RangeJoinConf.PiecewiseMergeJoinEnabled.get(conf)) {

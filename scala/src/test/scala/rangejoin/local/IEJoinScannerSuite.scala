@@ -28,7 +28,8 @@ class IEJoinScannerSuite extends AnyFunSuite {
 
   /**
    * The scanner on rows given as (x, y) codes: each side's rows are put in x order (ties shuffled)
-   * with their y order, as blocks hold them; pairs are reported by the rows' given indices.
+   * with their y order, as blocks hold them, or at random in y order with their x order, as a
+   * self-join whose keys are swapped reads a block; pairs are reported by the rows' given indices.
    */
   private def ieJoin(
       lx: Array[Long],
@@ -44,12 +45,17 @@ class IEJoinScannerSuite extends AnyFunSuite {
   private def join(lx: Array[Long], ly: Array[Long], rx: Array[Long], ry: Array[Long], rnd: Random)(
       make: (IEJoinInput, IEJoinInput) => PairScanner
   ): (Seq[(Int, Int)], PairScanner) = {
-    def input(x: Array[Long], y: Array[Long]) = {
-      val rows = rnd.shuffle(x.indices.toVector).sortBy(x(_)).toArray
-      val ys = rows.map(y)
-      val yOrder = rnd.shuffle(ys.indices.toVector).sortBy(ys(_)).toArray
-      (rows, IEJoinInput(rows.map(x), ys, yOrder))
-    }
+    def ordered(keys: Array[Long]) = rnd.shuffle(keys.indices.toVector).sortBy(keys(_)).toArray
+    def input(x: Array[Long], y: Array[Long]) =
+      if (rnd.nextBoolean()) {
+        val rows = ordered(x)
+        val ys = rows.map(y)
+        (rows, IEJoinInput(rows.map(x), null, ys, ordered(ys)))
+      } else {
+        val rows = ordered(y)
+        val xs = rows.map(x)
+        (rows, IEJoinInput(xs, ordered(xs), rows.map(y), null))
+      }
     val (leftRows, left) = input(lx, ly)
     val (rightRows, right) = input(rx, ry)
     val scanner = make(left, right)
@@ -96,7 +102,7 @@ class IEJoinScannerSuite extends AnyFunSuite {
     test(s"l.x $op1 r.x AND l.y $op2 r.y: a merge where one inequality holds for every pair") {
       val rnd = new Random(op1.hashCode * 17 + op2.hashCode)
       val picked = scala.collection.mutable.Map.empty[String, Int].withDefaultValue(0)
-      for (_ <- 0 until 300) {
+      for (_ <- 0 until 500) {
         // Ranges of 4 values, the right one shifted by -5 to 5 on each key: apart, touching
         // (ties at the ends decide < against <=) or overlapping.
         def keys(k: Int, shift: Int) = Array.fill(k)((rnd.nextInt(4) + shift).toLong)
@@ -139,8 +145,8 @@ class IEJoinScannerSuite extends AnyFunSuite {
       scanner <- Seq[PairScanner](
         new MergeScanner(keys, keys, Le),
         new IEJoinScanner(
-          IEJoinInput(keys, keys, keys.indices.toArray),
-          IEJoinInput(keys, keys, keys.indices.toArray),
+          IEJoinInput(keys, null, keys, keys.indices.toArray),
+          IEJoinInput(keys, null, keys, keys.indices.toArray),
           Le,
           Le
         )
@@ -167,13 +173,21 @@ class IEJoinScannerSuite extends AnyFunSuite {
 
   test("RadixSort is a stable ascending sort of signed longs") {
     val rnd = new Random(7)
-    for (size <- Seq(0, 1, 2, 100, 5000)) {
-      val keys = Array.fill(size)(rnd.nextInt(5) match {
-        case 0 => rnd.nextLong()
-        case 1 => Long.MinValue
-        case 2 => Long.MaxValue
-        case _ => rnd.nextInt(10).toLong - 5
-      })
+    // Keys anywhere, and key ranges of 12 bits (two passes of 6) and 23 bits (three passes of 8)
+    // away from zero, on either side of it.
+    val draws: Seq[() => Long] = Seq(
+      () =>
+        rnd.nextInt(5) match {
+          case 0 => rnd.nextLong()
+          case 1 => Long.MinValue
+          case 2 => Long.MaxValue
+          case _ => rnd.nextInt(10).toLong - 5
+        },
+      () => 1000000L + rnd.nextInt(4096),
+      () => -3000000000L + rnd.nextInt(1 << 23)
+    )
+    for (draw <- draws; size <- Seq(0, 1, 2, 100, 5000)) {
+      val keys = Array.fill(size)(draw())
       val expected = keys.indices.sortBy(i => (keys(i), i)) // stable: ties by index
       assert(RadixSort.sortedIndices(keys).toSeq == expected)
     }

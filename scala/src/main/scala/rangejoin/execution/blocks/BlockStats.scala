@@ -24,4 +24,11 @@ final case class BlockStats(rows: Long, min: Array[Any], max: Array[Any]) {
         else orderings(k).compare(max(k), right.min(k))
       op.holds(cmp)
     }
+
+  /** These statistics with keys 0 and 1 swapped, for a self-join that reads the block so. */
+  def keys01Swapped: BlockStats = {
+    def swapped(values: Array[Any]) =
+      if (values.length < 2) values else values(1) +: values(0) +: values.drop(2)
+    BlockStats(rows, swapped(min), swapped(max))
+  }
 }

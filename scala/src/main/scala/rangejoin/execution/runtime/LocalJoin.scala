@@ -17,14 +17,27 @@ sealed trait LocalJoin extends Serializable {
  * pair on which one inequality holds for every pair is a merge on the other key
  * ([[IEJoinScanner.apply]]). Codes of value-typed keys are dense ranks over both blocks, which
  * order each block's rows as its values do.
+ *
+ * A side that is `swapped` reads the blocks of the other input of a self-join whose right keys
+ * are its left keys 0 and 1 swapped (as in `r.start <= s.end AND r.end >= s.start`): its x is
+ * the block's key 1, through the block's key 1 order, and its y the block's key 0, in row order.
  */
-final case class IEJoinLocal(op1: InequalityOp, op2: InequalityOp) extends LocalJoin {
+final case class IEJoinLocal(
+    op1: InequalityOp,
+    op2: InequalityOp,
+    streamSwapped: Boolean = false,
+    buildSwapped: Boolean = false
+) extends LocalJoin {
   def scanner(stream: Block, build: Block): PairScanner = {
-    val (sx, bx) = KeyColumn.jointCodes(stream.keys(0), build.keys(0))
-    val (sy, by) = KeyColumn.jointCodes(stream.keys(1), build.keys(1))
+    def key(block: Block, swapped: Boolean, k: Int) = block.keys(if (swapped) 1 - k else k)
+    val (sx, bx) = KeyColumn.jointCodes(key(stream, streamSwapped, 0), key(build, buildSwapped, 0))
+    val (sy, by) = KeyColumn.jointCodes(key(stream, streamSwapped, 1), key(build, buildSwapped, 1))
+    def input(x: Array[Long], y: Array[Long], block: Block, swapped: Boolean) =
+      if (swapped) IEJoinInput(x, block.key1Order, y, null)
+      else IEJoinInput(x, null, y, block.key1Order)
     IEJoinScanner(
-      IEJoinInput(sx, sy, stream.key1Order),
-      IEJoinInput(bx, by, build.key1Order),
+      input(sx, sy, stream, streamSwapped),
+      input(bx, by, build, buildSwapped),
       op1,
       op2
     )
