@@ -402,20 +402,16 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
       session.sparkContext,
       conf
     )
-    lazy val left = prepared(ineqs.head.left, join.left)
-    lazy val right = prepared(ineqs.head.right, join.right)
-    if (ineqs.size >= 2 && RangeJoinConf.IEJoinEnabled.get(conf)) {
-      // A self-join whose right keys are its left keys 0 and 1 swapped partitions its right
-      // input as its left, on the left's key 0 (the right's key 1): both are then one exchange,
-      // and IEJoinExec loads it once and reads its blocks swapped on the right.
-      val swapped = RightBlocks.of(
-        join.left,
-        join.right,
-        ineqs.map(_.left),
-        ineqs.map(_.right),
-        swappable = true
-      ) == RightBlocks.LeftKeysSwapped
-      val rightPrepared = if (swapped) prepared(ineqs(1).right, join.right) else right
+    val ieJoin = ineqs.size >= 2 && RangeJoinConf.IEJoinEnabled.get(conf)
+    val (leftChild, rightChild, reuse) =
+      SelfJoinInputs(join, ineqs.map(_.left), ineqs.map(_.right), swappable = ieJoin)
+    // A self-join whose right keys are its left keys 0 and 1 swapped partitions its right input
+    // as its left, on the left's key 0 (the right's key 1): both are then one exchange, which
+    // IEJoinExec loads once and reads swapped on the right.
+    val rightKey0 = if (reuse == RightBlocks.LeftKeysSwapped) ineqs(1).right else ineqs.head.right
+    lazy val left = prepared(ineqs.head.left, leftChild)
+    lazy val right = prepared(rightKey0, rightChild)
+    if (ieJoin) {
       Some(
         IEJoinExec(
           ineqs.map(_.left),
@@ -426,9 +422,9 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
           blockRows,
           sortSpillRows,
           left.input,
-          rightPrepared.input,
+          right.input,
           left.plan,
-          rightPrepared.plan
+          right.plan
         )
       )
     } else if (ineqs.size == 1 && RangeJoinConf.PiecewiseMergeJoinEnabled.get(conf)) {
