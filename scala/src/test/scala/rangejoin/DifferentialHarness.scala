@@ -21,7 +21,8 @@ import org.apache.spark.sql.types._
  * SlidingWindowJoin, or inequalities on `a` and `b`, which must plan KeyGroupIEJoin. With ANSI
  * off, integral and decimal offsets make no window unless both bounds have the same one (see
  * `SlidingWindow.column`), so such bounds must plan KeyGroupIEJoin too; the session's
- * `spark.sql.ansi.enabled` when the query is drawn decides.
+ * `spark.sql.ansi.enabled` when the query is drawn decides. An eighth of the rest (drawn apart
+ * too) join `l` with itself on swapped keys, which must plan IEJoin.
  */
 object DifferentialHarness {
 
@@ -74,6 +75,7 @@ object DifferentialHarness {
       RewrittenForms.supports(dataType)
     if (rewritten) rewrittenQuery(seed, dataType, rnd, ansi)
     else if (new Random(seed ^ 0x5eedL).nextInt(3) == 0) keyedQuery(seed, dataType, rnd, ansi)
+    else if (new Random(seed ^ 0x5e1fL).nextInt(8) == 0) selfJoinQuery(seed, dataType, rnd, spark)
     else {
       val columns = rnd.shuffle(Seq("a", "b", "c")).take(1 + rnd.nextInt(3))
       val inequalities = columns.map(inequality(_, rnd))
@@ -90,6 +92,26 @@ object DifferentialHarness {
         else "PiecewiseMergeJoin"
       Query(seed, dataType, shapes(shape)(condition), operator)
     }
+  }
+
+  /**
+   * A self-join of `l` whose right keys are its left keys 0 and 1 swapped, `l.a op1 r.b AND
+   * l.b op2 r.a`, maybe with `l.c op3 r.c` and a residual: IEJoin, which loads `l` once where the
+   * optimizer leaves both inputs the same ([[rangejoin.planning.SelfJoinInputs]]).
+   */
+  private def selfJoinQuery(
+      seed: Long,
+      dataType: DataType,
+      rnd: Random,
+      spark: org.apache.spark.sql.SparkSession
+  ): Query = {
+    spark.table("l").createOrReplaceTempView("r")
+    def op() = ops(rnd.nextInt(4))
+    val swapped = Seq(s"l.a ${op()} r.b", s"l.b ${op()} r.a")
+    val third = if (rnd.nextBoolean()) Seq(inequality("c", rnd)) else Nil
+    val residual = if (rnd.nextBoolean()) Seq("l.id <> r.id") else Nil
+    val condition = (swapped ++ third ++ residual).mkString(" AND ")
+    Query(seed, dataType, shapes(rnd.nextInt(shapes.size))(condition), "IEJoin")
   }
 
   private def inequality(col: String, rnd: Random): String = {
