@@ -26,13 +26,17 @@ import org.apache.spark.sql.types._
  */
 object DifferentialHarness {
 
-  /** A drawn query; `rewritten` when its condition is written in [[RewrittenForms]]. */
+  /**
+   * A drawn query; `rewritten` when its condition is written in [[RewrittenForms]], `selfJoin`
+   * when it joins `l` with itself on swapped keys.
+   */
   final case class Query(
       seed: Long,
       dataType: DataType,
       sql: String,
       operator: String,
-      rewritten: Boolean = false
+      rewritten: Boolean = false,
+      selfJoin: Boolean = false
   )
 
   private val ops = Seq("<", "<=", ">", ">=")
@@ -75,8 +79,9 @@ object DifferentialHarness {
       RewrittenForms.supports(dataType)
     if (rewritten) rewrittenQuery(seed, dataType, rnd, ansi)
     else if (new Random(seed ^ 0x5eedL).nextInt(3) == 0) keyedQuery(seed, dataType, rnd, ansi)
-    else if (new Random(seed ^ 0x5e1fL).nextInt(8) == 0) selfJoinQuery(seed, dataType, rnd, spark)
-    else {
+    else if (new Random((seed ^ 0x5e1fL) * 0x9e3779b97f4a7c15L).nextInt(8) == 0) {
+      selfJoinQuery(seed, dataType, rnd, spark)
+    } else {
       val columns = rnd.shuffle(Seq("a", "b", "c")).take(1 + rnd.nextInt(3))
       val inequalities = columns.map(inequality(_, rnd))
       val residual = rnd.nextInt(3) match {
@@ -111,7 +116,7 @@ object DifferentialHarness {
     val third = if (rnd.nextBoolean()) Seq(inequality("c", rnd)) else Nil
     val residual = if (rnd.nextBoolean()) Seq("l.id <> r.id") else Nil
     val condition = (swapped ++ third ++ residual).mkString(" AND ")
-    Query(seed, dataType, shapes(rnd.nextInt(shapes.size))(condition), "IEJoin")
+    Query(seed, dataType, shapes(rnd.nextInt(shapes.size))(condition), "IEJoin", selfJoin = true)
   }
 
   private def inequality(col: String, rnd: Random): String = {

@@ -58,6 +58,7 @@ class DifferentialSuite extends RangeJoinTestBase {
     val perMode = scala.collection.mutable.Map.empty[Mode, (Int, Long)].withDefaultValue((0, 0L))
     var withRows = 0
     var rewritten = 0
+    var selfJoins = 0
     for (seed <- firstSeed until firstSeed + queries) {
       val start = System.nanoTime()
       val (q, rows) = check(seed)
@@ -66,9 +67,11 @@ class DifferentialSuite extends RangeJoinTestBase {
       counts(q.operator) += 1
       if (rows > 0) withRows += 1
       if (q.rewritten) rewritten += 1
+      if (q.selfJoin) selfJoins += 1
     }
     info(s"ran $queries queries, all accelerated: ${counts.toSeq.sorted.mkString(", ")}; " +
-      s"$withRows returned rows; $rewritten written as differences, abs, datediff or open ends")
+      s"$withRows returned rows; $rewritten written as differences, abs, datediff or open ends; " +
+      s"$selfJoins self-joins on swapped keys")
     val byMode = modes.map { m =>
       val (n, nanos) = perMode(m)
       f"$m: $n queries (${nanos / 1e9 / n.max(1)}%.2f s each)"

@@ -73,22 +73,19 @@ final class BlockLoader(
           reportPeak(memory.peak, peakMemory)
           inMemory.blocks(() => memory.release())
         } else {
-          val buffered = inMemory.buffered
-          externalSort(buffered ++ records(rows), spillSize, peakMemory, () => memory.release())
+          val (taken, spilledBytes) = inMemory.spilled(() => memory.release())
+          spillSize += spilledBytes
+          externalSort(taken ++ records(rows), spillSize, peakMemory)
         }
-      case _: ValueKeyEncoder => externalSort(records(rows), spillSize, peakMemory, () => ())
+      case _: ValueKeyEncoder => externalSort(records(rows), spillSize, peakMemory)
     }
   }
 
-  /**
-   * The blocks of `records` sorted through Spark's external sorter; `release` is called once the
-   * sorter holds them all.
-   */
+  /** The blocks of `records` sorted through Spark's external sorter. */
   private def externalSort(
       records: Iterator[UnsafeRow],
       spillSize: SQLMetric,
-      peakMemory: SQLMetric,
-      release: () => Unit
+      peakMemory: SQLMetric
   ): Iterator[Block] = {
     val sorter =
       ExternalSorters.create(() => new RecordOrder, PrefixComparators.LONG, spillRows)
@@ -98,7 +95,6 @@ final class BlockLoader(
       val base = record.getBaseObject
       sorter.insertRecord(base, record.getBaseOffset, record.getSizeInBytes, prefix(record), false)
     }
-    release()
     val sorted = sorter.getSortedIterator
     spillSize += taskMetrics.memoryBytesSpilled - spilledBefore
     reportPeak(sorter.getPeakMemoryUsedBytes, peakMemory)

@@ -2,6 +2,7 @@ package rangejoin.execution.blocks
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.execution.rangejoin.RecordSpills
 import org.apache.spark.unsafe.Platform
 import org.apache.spark.util.collection.unsafe.sort.RecordComparator
 
@@ -15,8 +16,9 @@ import rangejoin.local.RadixSort
  *  1. [[fill]] keeps each row's columns in one of two packed buffers, the rows with a NULL key
  *     and the others, and the others' keys in one column per key, in arrival order. It reserves
  *     the memory from `memory` first, with room for the sort's arrays and a copy. It stops taking
- *     rows at `maxRows` or when the memory manager refuses; the loader then hands [[buffered]]
- *     and the rest of its input to Spark's external sorter instead.
+ *     rows at `maxRows` or when the memory manager refuses; the loader then hands what it took
+ *     ([[spilled]]: through a spill file, so that its memory is given back first) and the rest of
+ *     its input to Spark's external sorter instead.
  *  1. [[blocks]] radix-sorts key 0's codes (stable: rows with equal key 0 stay in arrival order)
  *     and cuts blocks of `blockRows` rows in that order, after the blocks of rows with a NULL
  *     key (in the total order). A block's rows are read from a copy grouped in chunks of
@@ -56,7 +58,7 @@ final class InMemorySort(
 
   /**
    * Takes rows until they end (true), or until `maxRows` are held or memory is refused (false:
-   * [[buffered]] then gives the records of what was taken, and the rows not taken are the rest of
+   * [[spilled]] then gives the records of what was taken, and the rows not taken are the rest of
    * `rows`).
    */
   def fill(rows: Iterator[InternalRow]): Boolean = {
@@ -79,7 +81,7 @@ final class InMemorySort(
         else {
           memory.allocate(InMemorySort.SortBytesPerRow + columns.getSizeInBytes)
           // Keys first: when memory is refused, the row is not in `matchable`, which is what
-          // [[buffered]] reads (it ignores the key columns).
+          // [[spilled]] reads (it ignores the key columns).
           var k = 0
           while (k < numKeys) { keyColumns(k).add(keys, k); k += 1 }
           matchable += columns
@@ -90,17 +92,25 @@ final class InMemorySort(
     true
   }
 
-  /** The records of the rows taken, in any order, for the external sorter. */
-  def buffered: Iterator[UnsafeRow] = {
-    val taken = Seq(matchable, nullKeys).filter(_ != null).map(_.result())
+  /**
+   * The records of the rows taken, in any order, for the external sorter, and their bytes, once
+   * [[fill]] stopped early. They are written to a local spill file, and `release` is called to
+   * give back the memory they held before they are read back: the external sorter then finds
+   * the memory that this load was refused.
+   */
+  def spilled(release: () => Unit): (Iterator[UnsafeRow], Long) = {
+    val taken = Seq(matchable, nullKeys).filter(_ != null)
+    val row = new UnsafeRow(numFields)
+    val records = taken.iterator.flatMap { rows =>
+      Iterator.range(0, rows.size).map(i => toRecord(rows.row(i, row)))
+    } ++ refused
+    val count = taken.map(_.size).sum + refused.size
+    val spill = RecordSpills.spill(records, count, numKeys + numFields)
     matchable = null
     nullKeys = null
     keyColumns = null
-    val row = new UnsafeRow(numFields)
-    taken.iterator.flatMap(rows =>
-      Iterator.range(0, rows.size).map(i => toRecord(rows.row(i, row)))
-    ) ++
-      refused
+    release()
+    spill
   }
 
   /**
@@ -108,6 +118,7 @@ final class InMemorySort(
    * others in key-0 order. `release` is called after the last one.
    */
   def blocks(release: () => Unit): Iterator[Block] = {
+    memory.settle()
     val withNull = nullKeys.result()
     val keys = keyColumns.map(_.result())
     val rest = matchable.result(trim = false) // copied just below; the blocks do not hold it

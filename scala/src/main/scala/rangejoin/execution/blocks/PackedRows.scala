@@ -173,6 +173,12 @@ object PackedRows {
     /** The bytes of the rows appended. */
     def bytes: Int = end
 
+    /** Points `reuse` at appended row `i` and returns it; valid until the next append. */
+    def row(i: Int, reuse: UnsafeRow): UnsafeRow = {
+      reuse.pointTo(data, Platform.BYTE_ARRAY_OFFSET + offsets(i), offsets(i + 1) - offsets(i))
+      reuse
+    }
+
     def +=(row: UnsafeRow): Unit = {
       val size = row.getSizeInBytes
       if (end + size > data.length) {

@@ -1,7 +1,9 @@
 package rangejoin.execution.blocks
 
+import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetrics
+import org.apache.spark.sql.execution.rangejoin.MemoryHog
 import org.apache.spark.sql.types.IntegerType
 
 import rangejoin.RangeJoinTestBase
@@ -90,6 +92,51 @@ class BlockLoaderSuite extends RangeJoinTestBase {
     val (sortedOnce, noSpillEither, _) = load(shuffleSeed = 6, spillRows = 400)
     assert(noSpillEither == 0)
     assert(sortedOnce == reference)
+  }
+
+  test(
+    "a load refused memory spills what it took, gives the memory back, and cuts the same blocks"
+  ) {
+    // Rows of about 1 KB. The task leaves one page of the external sorter free and some more, so
+    // the in-memory load is refused part way, and the sorter then needs the memory it gave back.
+    val leave = MemoryHog.pageBytes(spark) + (16L << 20)
+    val rows = leave * 5 / 4 / 1000
+    val df = spark
+      .range(0, rows, 1, 1)
+      .selectExpr("id", "CAST(pmod(hash(id), 1000) AS INT) AS v", "repeat('x', 960) AS pad")
+    val loader = new BlockLoader(
+      df.queryExecution.analyzed.output,
+      Seq(BoundReference(1, IntegerType, nullable = false)),
+      Seq(KeyEncoder.forType(IntegerType)),
+      blockRows = 4096,
+      spillRows = Int.MaxValue,
+      ordersKey1 = false
+    )
+    def load(hogged: Boolean) = {
+      val spillSize = SQLMetrics.createSizeMetric(spark.sparkContext, "spill size")
+      val peakMemory = SQLMetrics.createSizeMetric(spark.sparkContext, "peak memory")
+      val blocks = df.queryExecution.toRdd
+        .mapPartitions { input =>
+          if (hogged) {
+            val hog = new MemoryHog(leave)
+            TaskContext.get().addTaskCompletionListener[Unit](_ => hog.release())
+          }
+          val row = new UnsafeRow(3)
+          loader.load(input, spillSize, peakMemory).map { b =>
+            val codes = b.keys.head.asInstanceOf[LongCodes].codes.toSeq
+            (codes, (0 until b.size).map(i => b.rows.row(i, row).getLong(0)).sorted)
+          }
+        }
+        .collect()
+        .toSeq
+      (blocks, spillSize.value)
+    }
+    val (inMemory, noSpill) = load(hogged = false)
+    assert(noSpill == 0)
+    assert(inMemory.map(_._2.size).sum == rows)
+    val (refused, spilled) = load(hogged = true)
+    assert(spilled >= leave / 2, "the load should have been refused part way")
+    assert(refused == inMemory)
   }
 
   test("joins whose block inputs spill while sorting match vanilla and report spill and memory") {
