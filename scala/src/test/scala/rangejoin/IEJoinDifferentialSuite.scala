@@ -147,9 +147,9 @@ class IEJoinDifferentialSuite extends RangeJoinTestBase {
     val joins =
       Seq("JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "LEFT SEMI JOIN", "LEFT ANTI JOIN")
     val rnd = new Random(23)
+    // Read from files: the optimizer would apply a filter to rows in the plan at once.
+    val dir = java.nio.file.Files.createTempDirectory("rangejoin-self").toString
     for (dt <- RandomTables.types) {
-      // Read from files: the optimizer would apply a filter to rows in the plan at once.
-      val dir = java.nio.file.Files.createTempDirectory("rangejoin-self").toString
       val seed = dt.simpleString.hashCode.toLong
       RandomTables.table(spark, dt, 150, seed).write.mode("overwrite").parquet(dir)
       spark.read.parquet(dir).createOrReplaceTempView("l")

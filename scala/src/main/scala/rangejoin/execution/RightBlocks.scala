@@ -35,8 +35,11 @@ object RightBlocks {
       rightKeys: Seq[Expression],
       swappable: Boolean
   ): RightBlocks = {
-    val boundLeft = leftKeys.map(BindReferences.bindReference(_, left.output))
-    val boundRight = rightKeys.map(BindReferences.bindReference(_, right.output))
+    // Keys that do not bind (those of a canonicalized join, numbered across both inputs) stay
+    // unbound, and then match nothing.
+    val boundLeft = leftKeys.map(BindReferences.bindReference(_, left.output, allowFailures = true))
+    val boundRight =
+      rightKeys.map(BindReferences.bindReference(_, right.output, allowFailures = true))
     val swappedLeft = boundLeft.take(2).reverse ++ boundLeft.drop(2)
     if (!left.sameResult(right)) Own
     else if (boundRight == boundLeft) LeftSame

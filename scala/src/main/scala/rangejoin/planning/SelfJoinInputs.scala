@@ -49,9 +49,13 @@ private[planning] object SelfJoinInputs extends PredicateHelper with ConstraintH
     def candidates(side: LogicalPlan, left: Boolean) =
       if (dropsUnmatched(join.joinType, left)) side +: withoutNullFilter(side, conjuncts).toSeq
       else Seq(side)
+    // One filter at most: an input without its filter then equals the other input, which the
+    // join reads whole anyway. Without both, a projection above them would meet rows that
+    // neither input lets through (and could fail on them under ANSI).
     val reused = for {
       left <- candidates(join.left, left = true).iterator
       right <- candidates(join.right, left = false).iterator
+      if (left eq join.left) || (right eq join.right)
       reuse = RightBlocks.of(left, right, leftKeys, rightKeys, swappable)
       if reuse != RightBlocks.Own
     } yield (left, right, reuse)

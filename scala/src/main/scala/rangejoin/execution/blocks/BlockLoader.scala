@@ -73,7 +73,8 @@ final class BlockLoader(
           reportPeak(memory.peak, peakMemory)
           inMemory.blocks(() => memory.release())
         } else {
-          val (taken, spilledBytes) = inMemory.spilled(() => memory.release())
+          reportPeak(memory.peak, peakMemory)
+          val (taken, spilledBytes) = inMemory.taken(() => memory.release())
           spillSize += spilledBytes
           externalSort(taken ++ records(rows), spillSize, peakMemory)
         }

@@ -17,8 +17,8 @@ import rangejoin.local.RadixSort
  *     and the others, and the others' keys in one column per key, in arrival order. It reserves
  *     the memory from `memory` first, with room for the sort's arrays and a copy. It stops taking
  *     rows at `maxRows` or when the memory manager refuses; the loader then hands what it took
- *     ([[spilled]]: through a spill file, so that its memory is given back first) and the rest of
- *     its input to Spark's external sorter instead.
+ *     ([[taken]]: after a refusal through a spill file, so that its memory is given back first)
+ *     and the rest of its input to Spark's external sorter instead.
  *  1. [[blocks]] radix-sorts key 0's codes (stable: rows with equal key 0 stay in arrival order)
  *     and cuts blocks of `blockRows` rows in that order, after the blocks of rows with a NULL
  *     key (in the total order). A block's rows are read from a copy grouped in chunks of
@@ -55,10 +55,11 @@ final class InMemorySort(
   private var nullKeys: PackedRows.Builder = _
   private var keyColumns: Array[KeyColumnBuilder] = _
   private var refused: Option[UnsafeRow] = None // the record of the row that was not taken
+  private var refusedMemory = false // whether fill stopped because memory was refused
 
   /**
    * Takes rows until they end (true), or until `maxRows` are held or memory is refused (false:
-   * [[spilled]] then gives the records of what was taken, and the rows not taken are the rest of
+   * [[taken]] then gives the records of what was taken, and the rows not taken are the rest of
    * `rows`).
    */
   def fill(rows: Iterator[InternalRow]): Boolean = {
@@ -66,7 +67,7 @@ final class InMemorySort(
       matchable = new PackedRows.Builder(numFields, memory)
       nullKeys = new PackedRows.Builder(numFields, memory)
       keyColumns = encoders.map(_.newBuilder(memory)).toArray
-    } catch { case LoadMemory.Refused => return false }
+    } catch { case LoadMemory.Refused => refusedMemory = true; return false }
     var taken = 0L
     while (rows.hasNext) {
       val row = rows.next()
@@ -81,36 +82,55 @@ final class InMemorySort(
         else {
           memory.allocate(InMemorySort.SortBytesPerRow + columns.getSizeInBytes)
           // Keys first: when memory is refused, the row is not in `matchable`, which is what
-          // [[spilled]] reads (it ignores the key columns).
+          // [[taken]] reads (it ignores the key columns).
           var k = 0
           while (k < numKeys) { keyColumns(k).add(keys, k); k += 1 }
           matchable += columns
         }
-      } catch { case LoadMemory.Refused => refused = Some(toRecord(row).copy()); return false }
+      } catch {
+        case LoadMemory.Refused =>
+          refused = Some(toRecord(row).copy())
+          refusedMemory = true
+          return false
+      }
       taken += 1
     }
     true
   }
 
   /**
-   * The records of the rows taken, in any order, for the external sorter, and their bytes, once
-   * [[fill]] stopped early. They are written to a local spill file, and `release` is called to
-   * give back the memory they held before they are read back: the external sorter then finds
-   * the memory that this load was refused.
+   * The records of the rows taken, in any order, for the external sorter, and the bytes spilled
+   * to hand them over, once [[fill]] stopped early; `release` gives back the memory they held.
+   * When memory was refused, they are written to a local spill file and `release` is called
+   * before they are read back: the external sorter then finds the memory this load was refused.
+   * When `maxRows` stopped the load, they are read from memory, which is released once they are.
    */
-  def spilled(release: () => Unit): (Iterator[UnsafeRow], Long) = {
-    val taken = Seq(matchable, nullKeys).filter(_ != null)
-    val row = new UnsafeRow(numFields)
-    val records = taken.iterator.flatMap { rows =>
-      Iterator.range(0, rows.size).map(i => toRecord(rows.row(i, row)))
-    } ++ refused
-    val count = taken.map(_.size).sum + refused.size
-    val spill = RecordSpills.spill(records, count, numKeys + numFields)
+  def taken(release: () => Unit): (Iterator[UnsafeRow], Long) = {
+    val held = Seq(matchable, nullKeys).filter(_ != null)
     matchable = null
     nullKeys = null
     keyColumns = null
-    release()
-    spill
+    val row = new UnsafeRow(numFields)
+    val records = held.iterator.flatMap { rows =>
+      Iterator.range(0, rows.size).map(i => toRecord(rows.row(i, row)))
+    } ++ refused
+    if (refusedMemory) {
+      val spill =
+        RecordSpills.spill(records, held.map(_.size).sum + refused.size, numKeys + numFields)
+      release()
+      spill
+    } else {
+      val releasing = new Iterator[UnsafeRow] {
+        private var open = true
+        def hasNext: Boolean = {
+          val more = records.hasNext
+          if (!more && open) { open = false; release() }
+          more
+        }
+        def next(): UnsafeRow = records.next()
+      }
+      (releasing, 0L)
+    }
   }
 
   /**

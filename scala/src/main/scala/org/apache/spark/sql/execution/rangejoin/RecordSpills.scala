@@ -18,8 +18,8 @@ object RecordSpills {
   /**
    * Writes `count` rows of `numFields` fields to a spill file and returns them read back in the
    * same order, once, each valid until the next is read, and the bytes of the rows. The task's
-   * spill metrics count the bytes; the file is deleted once read to its end, or when the task
-   * ends.
+   * spill metrics count the bytes; the file is closed and deleted once read to its end, or when
+   * the task ends.
    */
   def spill(rows: Iterator[UnsafeRow], count: Int, numFields: Int): (Iterator[UnsafeRow], Long) =
     if (count == 0) (Iterator.empty, 0L)
@@ -36,14 +36,16 @@ object RecordSpills {
       val file = writer.getFile
       context.addTaskCompletionListener[Unit](_ => file.delete())
       var bytes = 0L
-      rows.foreach { row =>
-        writer.write(row.getBaseObject, row.getBaseOffset, row.getSizeInBytes, 0L)
-        bytes += row.getSizeInBytes
-      }
-      writer.close()
+      try {
+        rows.foreach { row =>
+          writer.write(row.getBaseObject, row.getBaseOffset, row.getSizeInBytes, 0L)
+          bytes += row.getSizeInBytes
+        }
+      } finally writer.close()
       context.taskMetrics().incMemoryBytesSpilled(bytes)
       context.taskMetrics().incDiskBytesSpilled(file.length)
       val reader = writer.getReader(env.serializerManager)
+      context.addTaskCompletionListener[Unit](_ => reader.close()) // if not read to its end
       val row = new UnsafeRow(numFields)
       val readBack = new Iterator[UnsafeRow] {
         def hasNext: Boolean = {
