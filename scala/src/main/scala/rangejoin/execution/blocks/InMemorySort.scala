@@ -119,18 +119,7 @@ final class InMemorySort(
         RecordSpills.spill(records, held.map(_.size).sum + refused.size, numKeys + numFields)
       release()
       spill
-    } else {
-      val releasing = new Iterator[UnsafeRow] {
-        private var open = true
-        def hasNext: Boolean = {
-          val more = records.hasNext
-          if (!more && open) { open = false; release() }
-          more
-        }
-        def next(): UnsafeRow = records.next()
-      }
-      (releasing, 0L)
-    }
+    } else (InMemorySort.releasedAtEnd(records, release), 0L)
   }
 
   /**
@@ -164,16 +153,7 @@ final class InMemorySort(
         noRows
       )
     }
-    val all = nullBlocks ++ matchBlocks
-    new Iterator[Block] {
-      private var open = true
-      def hasNext: Boolean = {
-        val more = all.hasNext
-        if (!more && open) { open = false; release() }
-        more
-      }
-      def next(): Block = all.next()
-    }
+    InMemorySort.releasedAtEnd(nullBlocks ++ matchBlocks, release)
   }
 
   /** `[from, until)` of each block of `rows` rows: `blockRows` each, the last fewer. */
@@ -228,4 +208,16 @@ object InMemorySort {
    * sort's two copies of codes and of indices (24), and the chunked copy's index arrays (12).
    */
   private val SortBytesPerRow = 36L
+
+  /** `items`, calling `release` once when they run out. */
+  private def releasedAtEnd[A](items: Iterator[A], release: () => Unit): Iterator[A] =
+    new Iterator[A] {
+      private var open = true
+      def hasNext: Boolean = {
+        val more = items.hasNext
+        if (!more && open) { open = false; release() }
+        more
+      }
+      def next(): A = items.next()
+    }
 }
