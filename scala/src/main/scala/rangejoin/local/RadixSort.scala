@@ -11,64 +11,36 @@ package rangejoin.local
  * million salaries within 2^20 of each other: two passes of 10 bits, where eight digits of 8 bits
  * each cost a counting pass). All passes' digits are counted in one read of the keys, and a digit
  * on which every key agrees is not moved.
+ *
+ * When a distance and a row index fit in 64 bits together (a range of up to 2^44 for a million
+ * rows), each key is sorted as the one word `distance << indexBits | index`: a pass moves one
+ * array instead of a key array and an index array (about a quarter faster on a million keys),
+ * and the index in the low bits keeps equal keys in the order given. Otherwise keys and indices
+ * move side by side.
  */
 object RadixSort {
 
+  /**
+   * The keys in ascending order, and the permutation that sorts them: `keys(k)` is the input's
+   * key `order(k)`. When the input is in ascending order already, `keys` is the input array.
+   */
+  final case class Sorted(order: Array[Int], keys: Array[Long])
+
   /** The permutation that sorts `keys` ascending: `result(k)` is the index of the k-th key. */
-  def sortedIndices(keys: Array[Long]): Array[Int] = {
+  def sortedIndices(keys: Array[Long]): Array[Int] = sort(keys).order
+
+  /** `keys` sorted ascending, with the permutation that sorts them. */
+  def sort(keys: Array[Long]): Sorted = {
     val n = keys.length
-    var srcIdx = new Array[Int](n)
-    var i = 0
-    while (i < n) { srcIdx(i) = i; i += 1 }
-    if (ascending(keys)) return srcIdx
+    if (ascending(keys)) return Sorted(Array.range(0, n), keys)
     var min = Long.MaxValue
     var max = Long.MinValue
-    i = 0
+    var i = 0
     while (i < n) { min = math.min(min, keys(i)); max = math.max(max, keys(i)); i += 1 }
     val rangeBits = 64 - java.lang.Long.numberOfLeadingZeros(max - min)
-    val passes = (rangeBits + MaxDigitBits - 1) / MaxDigitBits
-    val digitBits = (rangeBits + passes - 1) / passes
-    val buckets = 1 << digitBits
-    val mask = buckets - 1L
-    var srcKeys = new Array[Long](n)
-    val counts = new Array[Int](passes * buckets)
-    i = 0
-    while (i < n) {
-      val distance = keys(i) - min
-      srcKeys(i) = distance
-      var p = 0
-      while (p < passes) {
-        counts(p * buckets + ((distance >>> (p * digitBits)) & mask).toInt) += 1
-        p += 1
-      }
-      i += 1
-    }
-    var dstKeys = new Array[Long](n)
-    var dstIdx = new Array[Int](n)
-    var p = 0
-    while (p < passes) {
-      val base = p * buckets
-      val shift = p * digitBits
-      if (counts(base + ((srcKeys(0) >>> shift) & mask).toInt) != n) {
-        var sum = 0
-        var d = base
-        while (d < base + buckets) { val c = counts(d); counts(d) = sum; sum += c; d += 1 }
-        i = 0
-        while (i < n) {
-          val key = srcKeys(i)
-          val bucket = base + ((key >>> shift) & mask).toInt
-          val pos = counts(bucket)
-          counts(bucket) = pos + 1
-          dstKeys(pos) = key
-          dstIdx(pos) = srcIdx(i)
-          i += 1
-        }
-        val tk = srcKeys; srcKeys = dstKeys; dstKeys = tk
-        val ti = srcIdx; srcIdx = dstIdx; dstIdx = ti
-      }
-      p += 1
-    }
-    srcIdx
+    val indexBits = 32 - Integer.numberOfLeadingZeros(n - 1)
+    if (rangeBits + indexBits <= 64) packed(keys, min, rangeBits, indexBits)
+    else sideBySide(keys, min, rangeBits)
   }
 
   /** `values` in `order`: `result(k) = values(order(k))`. */
@@ -77,6 +49,128 @@ object RadixSort {
     var k = 0
     while (k < order.length) { out(k) = values(order(k)); k += 1 }
     out
+  }
+
+  /** Digits of one sort: how many passes, of how many bits each. */
+  private final class Digits(rangeBits: Int) {
+    val passes: Int = (rangeBits + MaxDigitBits - 1) / MaxDigitBits
+    val bits: Int = (rangeBits + passes - 1) / passes
+    val buckets: Int = 1 << bits
+    val mask: Long = buckets - 1L
+
+    /** Every pass's digit counts, pass `p` at `p * buckets`, of distances `>>> shift`. */
+    val counts = new Array[Int](passes * buckets)
+
+    @inline def count(distance: Long): Unit = {
+      var p = 0
+      while (p < passes) {
+        counts(p * buckets + ((distance >>> (p * bits)) & mask).toInt) += 1
+        p += 1
+      }
+    }
+
+    /**
+     * Turns pass `p`'s counts into the first position of each digit; false when every key has
+     * the same digit (`first`'s), so the pass would not move anything.
+     */
+    def startPass(p: Int, firstDistance: Long, n: Int): Boolean = {
+      val base = p * buckets
+      if (counts(base + ((firstDistance >>> (p * bits)) & mask).toInt) == n) false
+      else {
+        var sum = 0
+        var d = base
+        while (d < base + buckets) { val c = counts(d); counts(d) = sum; sum += c; d += 1 }
+        true
+      }
+    }
+  }
+
+  /** The sort on words `distance << indexBits | index`. */
+  private def packed(keys: Array[Long], min: Long, rangeBits: Int, indexBits: Int): Sorted = {
+    val n = keys.length
+    val digits = new Digits(rangeBits)
+    var src = new Array[Long](n)
+    var i = 0
+    while (i < n) {
+      val distance = keys(i) - min
+      src(i) = (distance << indexBits) | i
+      digits.count(distance)
+      i += 1
+    }
+    var dst = new Array[Long](n)
+    var p = 0
+    while (p < digits.passes) {
+      if (digits.startPass(p, src(0) >>> indexBits, n)) {
+        val counts = digits.counts
+        val mask = digits.mask
+        val base = p * digits.buckets
+        val shift = indexBits + p * digits.bits
+        i = 0
+        while (i < n) {
+          val word = src(i)
+          val bucket = base + ((word >>> shift) & mask).toInt
+          val position = counts(bucket)
+          counts(bucket) = position + 1
+          dst(position) = word
+          i += 1
+        }
+        val t = src; src = dst; dst = t
+      }
+      p += 1
+    }
+    dst = null
+    val order = new Array[Int](n)
+    val indexMask = (1L << indexBits) - 1
+    i = 0
+    while (i < n) {
+      val word = src(i)
+      order(i) = (word & indexMask).toInt
+      src(i) = (word >>> indexBits) + min // the key, in place
+      i += 1
+    }
+    Sorted(order, src)
+  }
+
+  /** The sort on distances and indices in arrays of their own. */
+  private def sideBySide(keys: Array[Long], min: Long, rangeBits: Int): Sorted = {
+    val n = keys.length
+    val digits = new Digits(rangeBits)
+    var srcKeys = new Array[Long](n)
+    var srcIdx = Array.range(0, n)
+    var i = 0
+    while (i < n) {
+      val distance = keys(i) - min
+      srcKeys(i) = distance
+      digits.count(distance)
+      i += 1
+    }
+    var dstKeys = new Array[Long](n)
+    var dstIdx = new Array[Int](n)
+    var p = 0
+    while (p < digits.passes) {
+      if (digits.startPass(p, srcKeys(0), n)) {
+        val counts = digits.counts
+        val mask = digits.mask
+        val base = p * digits.buckets
+        val shift = p * digits.bits
+        i = 0
+        while (i < n) {
+          val key = srcKeys(i)
+          val bucket = base + ((key >>> shift) & mask).toInt
+          val position = counts(bucket)
+          counts(bucket) = position + 1
+          dstKeys(position) = key
+          dstIdx(position) = srcIdx(i)
+          i += 1
+        }
+        val tk = srcKeys; srcKeys = dstKeys; dstKeys = tk
+        val ti = srcIdx; srcIdx = dstIdx; dstIdx = ti
+      }
+      p += 1
+    }
+    i = 0
+    while (i < n) { srcKeys(i) += min; i += 1 } // distances back to keys (wrapping)
+    Sorted(srcIdx, srcKeys)
   }
 
   private def ascending(keys: Array[Long]): Boolean = {

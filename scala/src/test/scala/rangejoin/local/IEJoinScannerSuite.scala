@@ -171,10 +171,12 @@ class IEJoinScannerSuite extends AnyFunSuite {
     }
   }
 
-  test("RadixSort is a stable ascending sort of signed longs") {
+  test("RadixSort is a stable ascending sort of signed longs, and gives the keys sorted") {
     val rnd = new Random(7)
-    // Keys anywhere, and key ranges of 12 bits (two passes of 6) and 23 bits (three passes of 8)
-    // away from zero, on either side of it.
+    // Keys anywhere (sorted beside their indices), key ranges of 12 bits (two passes of 6) and 23
+    // bits (three passes of 8) away from zero on either side of it (packed with the index), and
+    // ranges of 51 bits (with 5,000 rows' 13 index bits: packed, filling the word) and 54 bits
+    // (beside the indices).
     val draws: Seq[() => Long] = Seq(
       () =>
         rnd.nextInt(5) match {
@@ -184,11 +186,16 @@ class IEJoinScannerSuite extends AnyFunSuite {
           case _ => rnd.nextInt(10).toLong - 5
         },
       () => 1000000L + rnd.nextInt(4096),
-      () => -3000000000L + rnd.nextInt(1 << 23)
+      () => -3000000000L + rnd.nextInt(1 << 23),
+      () => (rnd.nextLong() >>> 13) - (1L << 50),
+      () => rnd.nextLong() >>> 10
     )
     for (draw <- draws; size <- Seq(0, 1, 2, 100, 5000)) {
       val keys = Array.fill(size)(draw())
       val expected = keys.indices.sortBy(i => (keys(i), i)) // stable: ties by index
+      val sorted = RadixSort.sort(keys)
+      assert(sorted.order.toSeq == expected)
+      assert(sorted.keys.toSeq == expected.map(keys(_)))
       assert(RadixSort.sortedIndices(keys).toSeq == expected)
     }
   }

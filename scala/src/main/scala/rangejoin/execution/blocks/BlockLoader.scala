@@ -59,7 +59,7 @@ final class BlockLoader(
         val memory = new LoadMemory(TaskContext.get())
         val inMemory = new InMemorySort(
           numFields,
-          UnsafeProjection.create(keys),
+          new RowKeys(keys),
           UnsafeProjection.create(columns(from = 0)),
           toRecord,
           encoders,

@@ -23,7 +23,8 @@ import rangejoin.local.RadixSort
  *     and cuts blocks of `blockRows` rows in that order, after the blocks of rows with a NULL
  *     key (in the total order). A block's rows are read from a copy grouped in chunks of
  *     consecutive positions ([[PackedRows.chunked]]), so that the gather does not miss the cache
- *     on every row, and its keys are selected from the columns.
+ *     on every row; its key 0 is a slice of the sorted codes and its other keys are selected
+ *     from their columns.
  *  1. Only the rows that fall on each side of a block boundary depend on how equal keys are
  *     ordered. So a run of equal key-0 codes that crosses a boundary (a multiple of `blockRows`)
  *     is sorted by the loader's total order on records: every block then holds exactly the rows
@@ -31,7 +32,7 @@ import rangejoin.local.RadixSort
  *     key 0 may come in any order.
  *
  * @param numFields the rows' columns
- * @param keysOf projects a row's keys
+ * @param rowKeys reads a row's keys
  * @param columnsOf projects a row that is not already an unsafe row of `numFields` columns
  * @param toRecord projects a row to the loader's record: its keys, then its columns
  * @param encoders each key's encoder; key 0's gives the `key0` code
@@ -40,7 +41,7 @@ import rangejoin.local.RadixSort
  */
 final class InMemorySort(
     numFields: Int,
-    keysOf: UnsafeProjection,
+    rowKeys: RowKeys,
     columnsOf: UnsafeProjection,
     toRecord: UnsafeProjection,
     encoders: Seq[KeyEncoder],
@@ -73,18 +74,18 @@ final class InMemorySort(
       val row = rows.next()
       if (taken >= maxRows) { refused = Some(toRecord(row).copy()); return false }
       try {
-        val keys = keysOf(row)
+        val keys = rowKeys.of(row)
         val columns = row match {
           case unsafe: UnsafeRow if unsafe.numFields == numFields => unsafe
           case _ => columnsOf(row)
         }
-        if (keys.anyNull) nullKeys += columns
+        if (rowKeys.anyNull(keys)) nullKeys += columns
         else {
           memory.allocate(InMemorySort.SortBytesPerRow + columns.getSizeInBytes)
           // Keys first: when memory is refused, the row is not in `matchable`, which is what
           // [[taken]] reads (it ignores the key columns).
           var k = 0
-          while (k < numKeys) { keyColumns(k).add(keys, k); k += 1 }
+          while (k < numKeys) { keyColumns(k).add(keys, rowKeys.ordinals(k)); k += 1 }
           matchable += columns
         }
       } catch {
@@ -131,7 +132,7 @@ final class InMemorySort(
     val withNull = nullKeys.result()
     val keys = keyColumns.map(_.result())
     val rest = matchable.result(trim = false) // copied just below; the blocks do not hold it
-    val sorted = byKey0(rest, keys(0).asInstanceOf[LongCodes].codes)
+    val (sorted, key0) = byKey0(rest, keys(0).asInstanceOf[LongCodes].codes)
     val (chunked, mapped) = rest.chunked(sorted, HeapBudget.Unaccounted) // reserved by fill
     nullKeys = null
     matchable = null
@@ -144,7 +145,8 @@ final class InMemorySort(
       new Block(noRows, noKeys, Array.emptyIntArray, rows)
     }
     val matchBlocks = cuts(chunked.size).map { case (from, until) =>
-      val blockKeys = keys.map(_.select(sorted, from, until, HeapBudget.Unaccounted))
+      val blockKeys = LongCodes(java.util.Arrays.copyOfRange(key0, from, until)) +:
+        keys.tail.map(_.select(sorted, from, until, HeapBudget.Unaccounted))
       val rows = chunked.select(mapped, from, until, HeapBudget.Unaccounted)
       new Block(
         rows,
@@ -160,10 +162,13 @@ final class InMemorySort(
   private def cuts(rows: Int): Iterator[(Int, Int)] =
     Iterator.range(0, rows, blockRows).map(from => (from, math.min(rows, from + blockRows)))
 
-  /** Row indices of `rows` by key 0, with the runs that cross a block boundary in total order. */
-  private def byKey0(rows: PackedRows, codes: Array[Long]): Array[Int] = {
+  /**
+   * Row indices of `rows` by key 0, with the runs that cross a block boundary in total order, and
+   * key 0's codes in that order.
+   */
+  private def byKey0(rows: PackedRows, codes: Array[Long]): (Array[Int], Array[Long]) = {
     val n = rows.size
-    val sortedRows = RadixSort.sortedIndices(codes)
+    val RadixSort.Sorted(sortedRows, sortedCodes) = RadixSort.sort(codes)
     var boundary = blockRows
     while (boundary < n) {
       val code = codes(sortedRows(boundary))
@@ -176,7 +181,7 @@ final class InMemorySort(
         boundary = until - until % blockRows + blockRows // the next boundary past the run
       } else boundary += blockRows
     }
-    sortedRows
+    (sortedRows, sortedCodes) // reordering runs of equal codes leaves the codes as they were
   }
 
   /**
@@ -204,8 +209,9 @@ final class InMemorySort(
 object InMemorySort {
 
   /**
-   * Bytes reserved per row for [[InMemorySort.blocks]]' arrays besides the row's copy: the radix
-   * sort's two copies of codes and of indices (24), and the chunked copy's index arrays (12).
+   * Bytes reserved per row for [[InMemorySort.blocks]]' arrays besides the row's copy and keys:
+   * the radix sort's (two copies of codes and of indices at most: 24), or after it its result
+   * (sorted codes and indices: 12) with the chunked copy's index arrays (12); 36 leaves a margin.
    */
   private val SortBytesPerRow = 36L
 

@@ -3,11 +3,11 @@ package rangejoin.execution.broadcast
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.codegen.UnsafeRowWriter
 import org.apache.spark.unsafe.Platform
 
-import rangejoin.execution.blocks.{HeapBudget, PackedRows}
+import rangejoin.execution.blocks.{HeapBudget, PackedRows, RowKeys}
 import rangejoin.local.RadixSort
 
 /**
@@ -78,7 +78,7 @@ object SortedBuildRows {
    */
   def pack(input: Iterator[InternalRow], numFields: Int, keys: Seq[Expression], expectedRows: Int)
       : SortedBuildRows = {
-    val project = UnsafeProjection.create(keys)
+    val rowKeys = new RowKeys(keys)
     val codes = keys.map(k => BroadcastRangeIndex.code(k.dataType)).toArray
     val kept = new PackedRows.Builder(numFields, HeapBudget.Unaccounted, initialRows = expectedRows)
     val columns = codes.map { _ =>
@@ -87,20 +87,19 @@ object SortedBuildRows {
       column
     }
     input.foreach { row =>
-      val k = project(row)
-      if (!k.anyNull) {
+      val k = rowKeys.of(row)
+      if (!rowKeys.anyNull(k)) {
         kept += row.asInstanceOf[UnsafeRow]
         var i = 0
-        while (i < columns.length) { columns(i) += codes(i)(k, i); i += 1 }
+        while (i < columns.length) { columns(i) += codes(i)(k, rowKeys.ordinals(i)); i += 1 }
       }
     }
     val unsorted = kept.result(trim = false)
-    val x = columns.head.result()
-    val order = RadixSort.sortedIndices(x)
+    val x = RadixSort.sort(columns.head.result())
     new SortedBuildRows(
-      unsorted.permuted(order, HeapBudget.Unaccounted),
-      RadixSort.gather(x, order),
-      columns.lift(1).map(c => RadixSort.gather(c.result(), order))
+      unsorted.permuted(x.order, HeapBudget.Unaccounted),
+      x.keys,
+      columns.lift(1).map(c => RadixSort.gather(c.result(), x.order))
     )
   }
 
