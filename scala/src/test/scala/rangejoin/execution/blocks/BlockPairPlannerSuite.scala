@@ -126,7 +126,7 @@ class BlockPairPlannerSuite extends AnyFunSuite {
     }
   }
 
-  test("consecutive stream blocks share a task until it has a 1 / (4 x parallelism) share") {
+  test("consecutive stream blocks share a task until it has a 1 / (2 x parallelism) share") {
     // Eight unpaired stream blocks of 9 rows: each costs 1 + 9 = 10, 80 in all.
     val eight = Seq(Seq.fill(4)(block(9, 0, 0)), Seq.fill(4)(block(9, 0, 0)))
     def sizes(parallelism: Int) =
@@ -136,10 +136,10 @@ class BlockPairPlannerSuite extends AnyFunSuite {
         keepUnpaired = true,
         parallelism = parallelism
       ).tasks.map(_.pairs.length).toSeq
-    assert(sizes(1) == Seq(2, 2, 2, 2)) // target 20
-    assert(sizes(2) == Seq.fill(8)(1)) // target 10
+    assert(sizes(1) == Seq(4, 4)) // target 40
+    assert(sizes(2) == Seq(2, 2, 2, 2)) // target 20
     assert(sizes(64) == Seq.fill(8)(1))
-    // A task takes blocks until its work reaches the target: 1 + 1 + 1 + 1 < 55 / 4 <= 4 + 51.
+    // A task takes blocks until its work reaches the target: 1 + 1 + 1 + 1 < 56 / 2 <= 4 + 51.
     val uneven = Seq(Seq(0, 0, 0, 0, 50, 0).map(r => block(r, 0, 0)))
     val tasks = plan(uneven, Nil, keepUnpaired = true).tasks
     assert(tasks.map(_.pairs.map(_.left.index).toSeq).toSeq == Seq(0 to 4, Seq(5)))
@@ -149,18 +149,18 @@ class BlockPairPlannerSuite extends AnyFunSuite {
       Seq(Seq(block(100, 10, 10))),
       keepUnpaired = true
     )
-    // Costs 2, 2, 102, 102: target 52, so the first three share a task.
+    // Costs 2, 2, 102, 102: target 104, so the first three share a task.
     assert(partnered.tasks.map(_.pairs.length).toSeq == Seq(3, 1))
   }
 
   test("a task takes at least minTaskWork rows of work, but every core gets a task") {
-    // Eight unpaired stream blocks of 9 rows, 10 each: 8 tasks at parallelism 2 without a floor.
+    // Eight unpaired stream blocks of 9 rows, 10 each: 4 tasks at parallelism 2 without a floor.
     val eight = Seq(Seq.fill(4)(block(9, 0, 0)), Seq.fill(4)(block(9, 0, 0)))
     def sizes(minTaskWork: Long) =
       plan(eight, Nil, keepUnpaired = true, parallelism = 2, minTaskWork = minTaskWork).tasks
         .map(_.pairs.length)
         .toSeq
-    assert(sizes(0) == Seq.fill(8)(1))
+    assert(sizes(0) == Seq(2, 2, 2, 2))
     assert(sizes(30) == Seq(3, 3, 2))
     assert(sizes(1000) == Seq(4, 4)) // a half share each, not all in one task
   }
