@@ -58,9 +58,10 @@ object RadixSort {
     val buckets: Int = 1 << bits
     val mask: Long = buckets - 1L
 
-    /** Every pass's digit counts, pass `p` at `p * buckets`, of distances `>>> shift`. */
+    /** How many distances have each digit, pass `p`'s at `p * buckets` ([[count]]). */
     val counts = new Array[Int](passes * buckets)
 
+    /** Counts the digit of every pass of one key's distance above the smallest key. */
     @inline def count(distance: Long): Unit = {
       var p = 0
       while (p < passes) {
@@ -70,8 +71,19 @@ object RadixSort {
     }
 
     /**
+     * Where the next key whose distance has pass `p`'s digit of `distance` goes, once
+     * [[startPass]] started the pass.
+     */
+    @inline def nextPosition(p: Int, distance: Long): Int = {
+      val digit = p * buckets + ((distance >>> (p * bits)) & mask).toInt
+      val position = counts(digit)
+      counts(digit) = position + 1
+      position
+    }
+
+    /**
      * Turns pass `p`'s counts into the first position of each digit; false when every key has
-     * the same digit (`first`'s), so the pass would not move anything.
+     * the digit `firstDistance` has, so that the pass would not move anything.
      */
     def startPass(p: Int, firstDistance: Long, n: Int): Boolean = {
       val base = p * buckets
@@ -101,17 +113,10 @@ object RadixSort {
     var p = 0
     while (p < digits.passes) {
       if (digits.startPass(p, src(0) >>> indexBits, n)) {
-        val counts = digits.counts
-        val mask = digits.mask
-        val base = p * digits.buckets
-        val shift = indexBits + p * digits.bits
         i = 0
         while (i < n) {
           val word = src(i)
-          val bucket = base + ((word >>> shift) & mask).toInt
-          val position = counts(bucket)
-          counts(bucket) = position + 1
-          dst(position) = word
+          dst(digits.nextPosition(p, word >>> indexBits)) = word
           i += 1
         }
         val t = src; src = dst; dst = t
@@ -149,17 +154,10 @@ object RadixSort {
     var p = 0
     while (p < digits.passes) {
       if (digits.startPass(p, srcKeys(0), n)) {
-        val counts = digits.counts
-        val mask = digits.mask
-        val base = p * digits.buckets
-        val shift = p * digits.bits
         i = 0
         while (i < n) {
-          val key = srcKeys(i)
-          val bucket = base + ((key >>> shift) & mask).toInt
-          val position = counts(bucket)
-          counts(bucket) = position + 1
-          dstKeys(position) = key
+          val position = digits.nextPosition(p, srcKeys(i))
+          dstKeys(position) = srcKeys(i)
           dstIdx(position) = srcIdx(i)
           i += 1
         }

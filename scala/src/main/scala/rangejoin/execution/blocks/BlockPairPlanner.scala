@@ -52,7 +52,8 @@ object BlockPairPlanner {
     val considered = stream.map(_.count(_.rows > 0)).sum.toLong * buildRefs.size
     val kept = candidates.filter { case (pairs, _) => keepUnpaired || pairs.rights.nonEmpty }
     val total = kept.map(_._2).sum.toDouble
-    val target = math.max(total / (2 * parallelism), math.min(minTaskWork, total / parallelism))
+    val target =
+      math.max(total / (2 * parallelism), math.min(minTaskWork.toDouble, total / parallelism))
 
     val tasks = mutable.ArrayBuffer.empty[BlockPairGroup]
     val current = mutable.ArrayBuffer.empty[BlockPairs]
