@@ -171,12 +171,12 @@ final class InMemorySort(
     val RadixSort.Sorted(sortedRows, sortedCodes) = RadixSort.sort(codes)
     var boundary = blockRows
     while (boundary < n) {
-      val code = codes(sortedRows(boundary))
-      if (codes(sortedRows(boundary - 1)) == code) {
+      val code = sortedCodes(boundary)
+      if (sortedCodes(boundary - 1) == code) {
         var from = boundary - 1
-        while (from > 0 && codes(sortedRows(from - 1)) == code) from -= 1
+        while (from > 0 && sortedCodes(from - 1) == code) from -= 1
         var until = boundary + 1
-        while (until < n && codes(sortedRows(until)) == code) until += 1
+        while (until < n && sortedCodes(until) == code) until += 1
         byRecordOrder(rows, sortedRows, from, until)
         boundary = until - until % blockRows + blockRows // the next boundary past the run
       } else boundary += blockRows

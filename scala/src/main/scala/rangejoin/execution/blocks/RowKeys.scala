@@ -14,14 +14,13 @@ import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, Un
  * @param keys the keys, bound to the rows' schema
  */
 final class RowKeys(keys: Seq[Expression]) {
-  private val columns: Option[Array[Int]] =
-    if (keys.forall(_.isInstanceOf[BoundReference])) {
-      Some(keys.map(_.asInstanceOf[BoundReference].ordinal).toArray)
-    } else None
-  private val projection = if (columns.isEmpty) UnsafeProjection.create(keys) else null
+  private val projection =
+    if (keys.forall(_.isInstanceOf[BoundReference])) null else UnsafeProjection.create(keys)
 
   /** Where each key is in the rows [[of]] gives. */
-  val ordinals: Array[Int] = columns.getOrElse(Array.range(0, keys.length))
+  val ordinals: Array[Int] =
+    if (projection == null) keys.map(_.asInstanceOf[BoundReference].ordinal).toArray
+    else Array.range(0, keys.length)
 
   /** The row holding `row`'s keys. */
   def of(row: InternalRow): InternalRow = if (projection == null) row else projection(row)
