@@ -23,12 +23,17 @@ import org.apache.spark.sql.types._
  * `SlidingWindow.column`), so such bounds must plan KeyGroupIEJoin too; the session's
  * `spark.sql.ansi.enabled` when the query is drawn decides. An eighth of the rest (drawn apart
  * too) join `l` with itself on swapped keys, which must plan IEJoin.
+ *
+ * Half of all seeds (drawn apart) read their tables from Parquet files, whose scans give
+ * column batches, so that block joins of those inputs cut their blocks from the batches
+ * ([[rangejoin.execution.ColumnBatchScan]]).
  */
 object DifferentialHarness {
 
   /**
    * A drawn query; `rewritten` when its condition is written in [[RewrittenForms]], `selfJoin`
-   * when it joins `l` with itself on swapped keys.
+   * when it joins `l` with itself on swapped keys, `fromFiles` when its tables are read from
+   * Parquet files.
    */
   final case class Query(
       seed: Long,
@@ -36,7 +41,8 @@ object DifferentialHarness {
       sql: String,
       operator: String,
       rewritten: Boolean = false,
-      selfJoin: Boolean = false
+      selfJoin: Boolean = false,
+      fromFiles: Boolean = false
   )
 
   private val ops = Seq("<", "<=", ">", ">=")
@@ -61,18 +67,36 @@ object DifferentialHarness {
   def query(spark: org.apache.spark.sql.SparkSession, seed: Long): Query = {
     val rnd = new Random(seed)
     val dataType = RandomTables.types(rnd.nextInt(RandomTables.types.size))
-    RandomTables.table(
-      spark,
-      dataType,
-      5 + rnd.nextInt(90),
-      rnd.nextLong()
-    ).createOrReplaceTempView("l")
-    RandomTables.table(
-      spark,
-      dataType,
-      5 + rnd.nextInt(90),
-      rnd.nextLong()
-    ).createOrReplaceTempView("r")
+    val fromFiles = new Random((seed ^ 0xf11e5L) * 0x9e3779b97f4a7c15L).nextBoolean()
+    for (view <- Seq("l", "r")) {
+      val table = RandomTables.table(spark, dataType, 5 + rnd.nextInt(90), rnd.nextLong())
+      register(spark, table, view, fromFiles)
+    }
+    query(spark, seed, dataType, rnd).copy(fromFiles = fromFiles)
+  }
+
+  /** `table` as the view `view`, written to Parquet and read back when `fromFiles`. */
+  private def register(
+      spark: org.apache.spark.sql.SparkSession,
+      table: org.apache.spark.sql.DataFrame,
+      view: String,
+      fromFiles: Boolean
+  ): Unit =
+    if (!fromFiles) table.createOrReplaceTempView(view)
+    else {
+      val dir = files.resolve(view).toString
+      table.write.mode("overwrite").parquet(dir)
+      spark.read.parquet(dir).createOrReplaceTempView(view)
+    }
+
+  private lazy val files = java.nio.file.Files.createTempDirectory("rangejoin-differential")
+
+  private def query(
+      spark: org.apache.spark.sql.SparkSession,
+      seed: Long,
+      dataType: DataType,
+      rnd: Random
+  ): Query = {
     val ansi = spark.sessionState.conf.ansiEnabled
     // Seeds scrambled first: java.util.Random's first draw barely differs between close seeds.
     val rewritten = new Random(seed * 0x9e3779b97f4a7c15L).nextInt(4) == 0 &&

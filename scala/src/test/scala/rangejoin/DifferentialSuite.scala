@@ -1,8 +1,10 @@
 package rangejoin
 
+import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.internal.SQLConf
 
 import rangejoin.config.RangeJoinConf
+import rangejoin.execution.BlockRangeJoinExec
 
 /**
  * The differential harness with fixed seeds: random queries over every join type and both
@@ -40,7 +42,7 @@ class DifferentialSuite extends RangeJoinTestBase {
    * Draws the query of `seed` and checks it against vanilla Spark in the seed's mode, with a
    * block size and `rangePartitionMinRows` of the seed's own; returns the query and its row count.
    */
-  private def check(seed: Long): (DifferentialHarness.Query, Int) =
+  private def check(seed: Long): (DifferentialHarness.Query, Int, SparkPlan) =
     withConf(mode(seed).confs: _*) {
       val q = DifferentialHarness.query(spark, seed)
       withClue(s"seed $seed (${mode(seed)}, ${q.dataType.simpleString}): ${q.sql}\n") {
@@ -48,7 +50,8 @@ class DifferentialSuite extends RangeJoinTestBase {
           RangeJoinConf.BlockRows.key -> (1 + (seed % 23)).toString,
           RangeJoinConf.RangePartitionMinRows.key -> (if (seed % 2 == 0) "1" else "1000")
         ) {
-          (q, checkOperator(q.sql, Some(q.operator)))
+          val (rows, plan) = checkOperatorPlan(q.sql, Some(q.operator))
+          (q, rows, plan)
         }
       }
     }
@@ -59,19 +62,27 @@ class DifferentialSuite extends RangeJoinTestBase {
     var withRows = 0
     var rewritten = 0
     var selfJoins = 0
+    var fromFiles = 0
+    var columnBatches = 0
     for (seed <- firstSeed until firstSeed + queries) {
       val start = System.nanoTime()
-      val (q, rows) = check(seed)
+      val (q, rows, plan) = check(seed)
       val (n, nanos) = perMode(mode(seed))
       perMode(mode(seed)) = (n + 1, nanos + System.nanoTime() - start)
       counts(q.operator) += 1
       if (rows > 0) withRows += 1
       if (q.rewritten) rewritten += 1
       if (q.selfJoin) selfJoins += 1
+      if (q.fromFiles) fromFiles += 1
+      if (
+        collect(plan) { case j: BlockRangeJoinExec => j.simpleString(100) }
+          .exists(_.contains("column batches"))
+      ) columnBatches += 1
     }
     info(s"ran $queries queries, all accelerated: ${counts.toSeq.sorted.mkString(", ")}; " +
       s"$withRows returned rows; $rewritten written as differences, abs, datediff or open ends; " +
-      s"$selfJoins self-joins on swapped keys")
+      s"$selfJoins self-joins on swapped keys; $fromFiles read from Parquet files, " +
+      s"$columnBatches of them with a block join input cut from column batches")
     val byMode = modes.map { m =>
       val (n, nanos) = perMode(m)
       f"$m: $n queries (${nanos / 1e9 / n.max(1)}%.2f s each)"

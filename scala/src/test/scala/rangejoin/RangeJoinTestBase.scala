@@ -39,6 +39,8 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
     // whether `r.s + 90` can wrap decides between the window and the key-group join. Tests of
     // ANSI off set it themselves.
     .config("spark.sql.ansi.enabled", "true")
+    // Parquet scans give batches of a few rows, so that a test table spans several.
+    .config("spark.sql.parquet.columnarReaderBatchSize", "8")
     .config(RangeJoinConf.BlockRows.key, "16")
     .config(RangeJoinConf.RangePartitionMinRows.key, "40")
     // Two cores would coalesce every input that fits a task; range partitioning is tested.

@@ -186,6 +186,16 @@ object RangeJoinConf extends Logging {
     default = Int.MaxValue
   )
 
+  val ColumnBatchesEnabled: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.columnBatches.enabled",
+    "Cut an input that is not shuffled into sorted blocks straight from its scan's column " +
+      "batches when the scan is columnar (Parquet, ORC, cached tables) and every column has a " +
+      "fixed width (numbers, booleans, dates, timestamps, intervals): the rows are written from " +
+      "the batches' columns instead of converted one at a time. When false, or for other " +
+      "inputs, blocks are cut from the input's rows.",
+    default = true
+  )
+
   val RangePartitionMinRows: ConfEntry[Int] = positiveIntEntry(
     "spark.rangejoin.rangePartitionMinRows",
     "A side estimated at fewer rows is not shuffled: its partitions are coalesced to at most " +
@@ -264,6 +274,7 @@ object RangeJoinConf extends Logging {
       ExplainDeclines,
       BlockRows,
       SortSpillRows,
+      ColumnBatchesEnabled,
       RangePartitionMinRows,
       CoalesceMaxParallelism,
       CoalesceMaxMemoryFraction,

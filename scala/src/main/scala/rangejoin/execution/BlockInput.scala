@@ -13,9 +13,10 @@ object BlockInput {
   /**
    * An input not shuffled (small, or large on few cores): its partitions as they come,
    * coalesced without a shuffle to at most the default parallelism, which bounds the number of
-   * block pairs.
+   * block pairs. With `readsColumnBatches`, a columnar scan's batches are read in place of its
+   * rows where the operator finds one below ([[ColumnBatchScan]]).
    */
-  case object Coalesced extends BlockInput("coalesced")
+  final case class Coalesced(readsColumnBatches: Boolean) extends BlockInput("coalesced")
 
   /**
    * A large input, range-partitioned on the first inequality's key by the exchange below the

@@ -81,9 +81,9 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
 
   /** How this node runs, for EXPLAIN. */
   protected def strategyDescription: String =
-    s"blockRows=$blockRows, left ${leftInput.description}, right " +
+    s"blockRows=$blockRows, left ${describe(left, leftInput, leftKeys)}, right " +
       (rightBlocksReuse match {
-        case RightBlocks.Own => rightInput.description
+        case RightBlocks.Own => describe(right, rightInput, rightKeys)
         case RightBlocks.LeftSame => "the left's blocks (self-join)"
         case RightBlocks.LeftKeysSwapped => "the left's blocks, keys 0 and 1 swapped (self-join)"
       })
@@ -101,9 +101,10 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
     val boundLeft = bind(leftKeys, left.output)
     val boundRight = bind(rightKeys, right.output)
     val encoders = boundLeft.map(k => KeyEncoder.forType(k.dataType))
-    val leftRows = blockInput(left, leftInput)
+    val leftRows = inputRows(left, leftInput, boundLeft)
     val reuse = rightBlocksReuse
-    val rightRows = if (reuse == RightBlocks.Own) blockInput(right, rightInput) else leftRows
+    val rightRows =
+      if (reuse == RightBlocks.Own) inputRows(right, rightInput, boundRight) else leftRows
     val loader = (keys: Seq[Expression], schema: Seq[Attribute]) =>
       new BlockLoader(schema, keys, encoders, blockRows, sortSpillRows, ordersKey1)
     val keysSwapped = reuse == RightBlocks.LeftKeysSwapped
@@ -111,13 +112,8 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
     new DeferredRDD(
       sparkContext,
       () => {
-        def cached(rows: RDD[InternalRow], keys: Seq[Expression], schema: Seq[Attribute]) =
-          CachedBlocks(
-            rows,
-            loader(keys, schema),
-            metric(JoinMetric.SpillSize),
-            metric(JoinMetric.PeakMemory)
-          )
+        def cached(rows: InputRows[_], keys: Seq[Expression], schema: Seq[Attribute]) =
+          rows.blocks(loader(keys, schema))
         val leftBlocks = cached(leftRows, boundLeft, left.output)
         val rightBlocks =
           if (reuse == RightBlocks.Own) cached(rightRows, boundRight, right.output) else leftBlocks
@@ -181,12 +177,48 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
     RightBlocks.of(left, right, leftKeys, rightKeys, swappable = localKeys == 2)
 
   /**
-   * The rows of `child` in the partitions to cut into blocks, as the planner prepared them
-   * ([[BlockInput]]).
+   * The partitions of `child` to cut into blocks, as the planner prepared them ([[BlockInput]]):
+   * its rows, or a columnar scan's batches below it.
    */
-  private def blockInput(child: SparkPlan, input: BlockInput): RDD[InternalRow] = input match {
-    case BlockInput.RangePartitioned => child.execute()
-    case BlockInput.Coalesced => child.execute().coalesce(sparkContext.defaultParallelism)
+  private def inputRows(child: SparkPlan, input: BlockInput, keys: Seq[Expression])
+      : InputRows[_] = {
+    def coalesced[T](partitions: RDD[T]) = partitions.coalesce(sparkContext.defaultParallelism)
+    (input, columnBatchScan(child, input, keys)) match {
+      case (_, Some(scan)) => new InputRows(coalesced(scan.batches), scan.rows)
+      case (BlockInput.RangePartitioned, _) => new InputRows[InternalRow](child.execute(), identity)
+      case _ => new InputRows[InternalRow](coalesced(child.execute()), identity)
+    }
+  }
+
+  /**
+   * The columnar scan whose batches stand for `child`'s rows, if `input` reads one and the
+   * `keys` (bound to `child`'s output) are its columns: the loader takes a batch at a time only
+   * then, and other keys are projected from each row.
+   */
+  private def columnBatchScan(child: SparkPlan, input: BlockInput, keys: Seq[Expression])
+      : Option[ColumnBatchScan] = input match {
+    case BlockInput.Coalesced(true) if keys.forall(_.isInstanceOf[BoundReference]) =>
+      ColumnBatchScan.of(child)
+    case _ => None
+  }
+
+  /** How an input with `keys` is described in EXPLAIN. */
+  private def describe(child: SparkPlan, input: BlockInput, keys: Seq[Expression]): String = {
+    val batches = columnBatchScan(child, input, bind(keys, child.output)).isDefined
+    input.description + (if (batches) ", column batches" else "")
+  }
+
+  /** An input's partitions, and how a task turns one into rows. */
+  private final class InputRows[T](partitions: RDD[T], rows: Iterator[T] => Iterator[InternalRow]) {
+
+    /** Its blocks, cut by `loader`; nothing runs until they are loaded. */
+    def blocks(loader: BlockLoader): CachedBlocks = CachedBlocks(
+      partitions,
+      rows,
+      loader,
+      metric(JoinMetric.SpillSize),
+      metric(JoinMetric.PeakMemory)
+    )
   }
 
   private def bind(keys: Seq[Expression], input: Seq[Attribute]): Seq[Expression] =

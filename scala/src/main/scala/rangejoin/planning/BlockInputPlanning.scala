@@ -46,7 +46,7 @@ private[planning] object BlockInputPlanning {
     val rows = SizeEstimates.rows(child)
     val small = rows < RangeJoinConf.RangePartitionMinRows.get(conf)
     if (child.isStreaming || small || coalescible(child, sc, conf)) {
-      PreparedInput(BlockInput.Coalesced, planned)
+      PreparedInput(BlockInput.Coalesced(RangeJoinConf.ColumnBatchesEnabled.get(conf)), planned)
     } else {
       val wanted = (rows / RangeJoinConf.BlockRows.get(conf) + 1).min(Int.MaxValue).toInt
       val partitions = wanted.max(sc.defaultParallelism).min(conf.numShufflePartitions)

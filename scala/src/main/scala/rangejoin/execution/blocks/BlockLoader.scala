@@ -45,6 +45,7 @@ final class BlockLoader(
 ) extends Serializable {
   private val numKeys = keys.length
   private val numFields = schema.length
+  private val fixedWidth = FixedWidthRows.of(schema.map(_.dataType))
 
   /**
    * The blocks of `rows`, in sort order. Adds the sort's spilled bytes and peak memory to the
@@ -67,7 +68,8 @@ final class BlockLoader(
           blockRows,
           spillRows,
           ordersKey1,
-          memory
+          memory,
+          fixedWidth
         )
         if (inMemory.fill(rows)) {
           reportPeak(memory.peak, peakMemory)

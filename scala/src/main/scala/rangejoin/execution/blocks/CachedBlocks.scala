@@ -42,18 +42,22 @@ final class CachedBlocks private (val blocks: RDD[Block]) {
 
 object CachedBlocks {
 
-  /** The blocks of every partition of `rows`; nothing runs until [[CachedBlocks.load]]. */
-  def apply(
-      rows: RDD[InternalRow],
+  /**
+   * The blocks of every partition of `input`, whose partitions `rows` turns into rows (an input
+   * of rows, or of column batches); nothing runs until [[CachedBlocks.load]].
+   */
+  def apply[T](
+      input: RDD[T],
+      rows: Iterator[T] => Iterator[InternalRow],
       loader: BlockLoader,
       spillSize: SQLMetric,
       peakMemory: SQLMetric
   ): CachedBlocks = {
-    val blocks = rows
-      .mapPartitions(loader.load(_, spillSize, peakMemory))
+    val blocks = input
+      .mapPartitions(partition => loader.load(rows(partition), spillSize, peakMemory))
       .setName("rangejoin sorted blocks")
       .persist(StorageLevel.MEMORY_AND_DISK)
-    unpersistWhenExecutionEnds(rows.sparkContext, blocks.id)
+    unpersistWhenExecutionEnds(input.sparkContext, blocks.id)
     new CachedBlocks(blocks)
   }
 

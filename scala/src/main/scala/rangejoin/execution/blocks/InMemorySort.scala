@@ -1,8 +1,11 @@
 package rangejoin.execution.blocks
 
+import scala.annotation.tailrec
+
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.rangejoin.RecordSpills
+import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.unsafe.Platform
 import org.apache.spark.util.collection.unsafe.sort.RecordComparator
 
@@ -14,7 +17,8 @@ import rangejoin.local.RadixSort
  * are radix-sorted, and each block's rows and keys are gathered in that order.
  *
  *  1. [[fill]] keeps each row's columns in one of two packed buffers, the rows with a NULL key
- *     and the others, and the others' keys in one column per key, in arrival order. It reserves
+ *     and the others, and the others' keys in one column per key, in arrival order; rows of a
+ *     column batch without NULL keys are written from its columns ([[FixedWidthRows]]). It reserves
  *     the memory from `memory` first, with room for the sort's arrays and a copy. It stops taking
  *     rows at `maxRows` or when the memory manager refuses; the loader then hands what it took
  *     ([[taken]]: after a refusal through a spill file, so that its memory is given back first)
@@ -38,6 +42,7 @@ import rangejoin.local.RadixSort
  * @param encoders each key's encoder; key 0's gives the `key0` code
  * @param order the loader's total order on records
  * @param ordersKey1 give each block its [[Block.key1Order]]
+ * @param fixedWidth writes the rows of column batches, when every column has a fixed width
  */
 final class InMemorySort(
     numFields: Int,
@@ -49,7 +54,8 @@ final class InMemorySort(
     blockRows: Int,
     maxRows: Int,
     ordersKey1: Boolean,
-    memory: LoadMemory
+    memory: LoadMemory,
+    fixedWidth: Option[FixedWidthRows]
 ) {
   private val numKeys = encoders.length
   private var matchable: PackedRows.Builder = _
@@ -61,7 +67,8 @@ final class InMemorySort(
   /**
    * Takes rows until they end (true), or until `maxRows` are held or memory is refused (false:
    * [[taken]] then gives the records of what was taken, and the rows not taken are the rest of
-   * `rows`).
+   * `rows`). Rows that come as column batches ([[BatchRows]]) and have a fixed width are taken a
+   * batch at a time, written straight from the batch's columns, when the batch has no NULL key.
    */
   def fill(rows: Iterator[InternalRow]): Boolean = {
     try {
@@ -69,35 +76,76 @@ final class InMemorySort(
       nullKeys = new PackedRows.Builder(numFields, memory)
       keyColumns = encoders.map(_.newBuilder(memory)).toArray
     } catch { case LoadMemory.Refused => refusedMemory = true; return false }
-    var taken = 0L
-    while (rows.hasNext) {
-      val row = rows.next()
-      if (taken >= maxRows) { refused = Some(toRecord(row).copy()); return false }
-      try {
-        val keys = rowKeys.of(row)
-        val columns = row match {
-          case unsafe: UnsafeRow if unsafe.numFields == numFields => unsafe
-          case _ => columnsOf(row)
-        }
-        if (rowKeys.anyNull(keys)) nullKeys += columns
-        else {
-          memory.allocate(InMemorySort.SortBytesPerRow + columns.getSizeInBytes)
-          // Keys first: when memory is refused, the row is not in `matchable`, which is what
-          // [[taken]] reads (it ignores the key columns).
-          var k = 0
-          while (k < numKeys) { keyColumns(k).add(keys, rowKeys.ordinals(k)); k += 1 }
-          matchable += columns
-        }
-      } catch {
-        case LoadMemory.Refused =>
-          refused = Some(toRecord(row).copy())
-          refusedMemory = true
-          return false
-      }
-      taken += 1
+    val batches = rows match {
+      case b: BatchRows if fixedWidth.isDefined && rowKeys.inPlace => b
+      case _ => null
     }
-    true
+    @tailrec def from(taken: Long): Boolean = {
+      val batch = if (batches == null) null else batches.wholeBatch
+      if (batch != null && taken + batch.numRows <= maxRows && !anyNullKey(batch)) {
+        if (!takeWhole(batch)) false
+        else {
+          batches.skipBatch()
+          from(taken + batch.numRows)
+        }
+      } else if (!rows.hasNext) true
+      else if (!take(rows.next(), taken)) false
+      else from(taken + 1)
+    }
+    from(0L)
   }
+
+  /**
+   * Takes one row (true), or not because `maxRows` are held or memory is refused (false, and
+   * `refused` holds its record).
+   */
+  private def take(row: InternalRow, taken: Long): Boolean = {
+    if (taken >= maxRows) { refused = Some(toRecord(row).copy()); return false }
+    try {
+      val keys = rowKeys.of(row)
+      val columns = row match {
+        case unsafe: UnsafeRow if unsafe.numFields == numFields => unsafe
+        case _ => columnsOf(row)
+      }
+      if (rowKeys.anyNull(keys)) nullKeys += columns
+      else {
+        memory.allocate(InMemorySort.SortBytesPerRow + columns.getSizeInBytes)
+        // Keys first: when memory is refused, the row is not in `matchable`, which is what
+        // [[taken]] reads (it ignores the key columns).
+        var k = 0
+        while (k < numKeys) { keyColumns(k).add(keys, rowKeys.ordinals(k)); k += 1 }
+        matchable += columns
+      }
+      true
+    } catch {
+      case LoadMemory.Refused =>
+        refused = Some(toRecord(row).copy())
+        refusedMemory = true
+        false
+    }
+  }
+
+  /**
+   * Takes every row of `batch`, whose keys are all non-NULL, writing them straight from its
+   * columns (true); or none when memory is refused (false: the batch is still the input's next).
+   */
+  private def takeWhole(batch: ColumnarBatch): Boolean =
+    try {
+      val rows = batch.numRows
+      memory.allocate(rows * (InMemorySort.SortBytesPerRow + fixedWidth.get.rowBytes))
+      var k = 0
+      while (k < numKeys) {
+        var i = 0
+        while (i < rows) { keyColumns(k).add(batch.getRow(i), rowKeys.ordinals(k)); i += 1 }
+        k += 1
+      }
+      // Rows last, all at once: `matchable` holds all of them or none ([[taken]] reads it).
+      fixedWidth.get.append(batch, matchable)
+      true
+    } catch { case LoadMemory.Refused => refusedMemory = true; false }
+
+  private def anyNullKey(batch: ColumnarBatch): Boolean =
+    rowKeys.ordinals.exists(batch.column(_).hasNull)
 
   /**
    * The records of the rows taken, in any order, for the external sorter, and the bytes spilled

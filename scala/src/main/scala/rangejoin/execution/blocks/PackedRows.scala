@@ -181,8 +181,39 @@ object PackedRows {
 
     def +=(row: UnsafeRow): Unit = {
       val size = row.getSizeInBytes
-      if (end + size > data.length) {
-        val needed = end + size.toLong
+      makeRoom(size, 1)
+      Platform.copyMemory(
+        row.getBaseObject,
+        row.getBaseOffset,
+        data,
+        Platform.BYTE_ARRAY_OFFSET + end,
+        size
+      )
+      end += size
+      count += 1
+      offsets(count) = end
+    }
+
+    /**
+     * Appends `rows` rows of `rowBytes` bytes each, which `write` writes, given the array and the
+     * address of the first one's bytes (zeros until written), once there is room for all of them.
+     */
+    def appendFixedWidth(rows: Int, rowBytes: Int)(write: (Array[Byte], Long) => Unit): Unit = {
+      makeRoom(rows.toLong * rowBytes, rows)
+      write(data, Platform.BYTE_ARRAY_OFFSET + end)
+      var i = 0
+      while (i < rows) {
+        end += rowBytes
+        count += 1
+        offsets(count) = end
+        i += 1
+      }
+    }
+
+    /** Grows the arrays, if needed, to hold `rows` more rows of `bytes` bytes in all. */
+    private def makeRoom(bytes: Long, rows: Int): Unit = {
+      if (end + bytes > data.length) {
+        val needed = end + bytes
         if (needed > PackedRows.MaxBytes) {
           throw new IllegalStateException(
             s"A partition of a range join holds more than ${PackedRows.MaxBytes} bytes of rows. " +
@@ -194,22 +225,12 @@ object PackedRows {
         val grown = math.min(math.max(data.length * 2L, needed), PackedRows.MaxBytes).toInt
         data = budget.replace(data.length, grown)(java.util.Arrays.copyOf(data, grown))
       }
-      if (count + 2 > offsets.length) {
-        val grown = offsets.length * 2
+      if (count + 1 + rows > offsets.length) {
+        val grown = math.max(offsets.length * 2L, count + 1L + rows).min(Int.MaxValue).toInt
         offsets = budget.replace(4L * offsets.length, 4L * grown) {
           java.util.Arrays.copyOf(offsets, grown)
         }
       }
-      Platform.copyMemory(
-        row.getBaseObject,
-        row.getBaseOffset,
-        data,
-        Platform.BYTE_ARRAY_OFFSET + end,
-        size
-      )
-      end += size
-      count += 1
-      offsets(count) = end
     }
 
     /**

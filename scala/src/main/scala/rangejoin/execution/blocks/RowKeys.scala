@@ -17,6 +17,9 @@ final class RowKeys(keys: Seq[Expression]) {
   private val projection =
     if (keys.forall(_.isInstanceOf[BoundReference])) null else UnsafeProjection.create(keys)
 
+  /** Whether the keys are read where they are, as columns of the rows. */
+  def inPlace: Boolean = projection == null
+
   /** Where each key is in the rows [[of]] gives. */
   val ordinals: Array[Int] =
     if (projection == null) keys.map(_.asInstanceOf[BoundReference].ordinal).toArray

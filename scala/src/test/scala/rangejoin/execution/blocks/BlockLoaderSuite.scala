@@ -4,10 +4,11 @@ import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetrics
 import org.apache.spark.sql.execution.rangejoin.MemoryHog
-import org.apache.spark.sql.types.IntegerType
+import org.apache.spark.sql.types.{DoubleType, IntegerType}
 
 import rangejoin.RangeJoinTestBase
 import rangejoin.config.RangeJoinConf
+import rangejoin.execution.ColumnBatchScan
 
 /**
  * BlockLoader cuts partitions into sorted blocks, in memory or through Spark's external sorter:
@@ -69,6 +70,72 @@ class BlockLoaderSuite extends RangeJoinTestBase {
     val keys = keyed.flatMap(_._3)
     assert(keys == keys.sorted)
     assert(peak > 0)
+  }
+
+  test("rows read as column batches are cut into the blocks of the same rows read one by one") {
+    // Every fixed-width type, NULLs in keys and other columns, NaN and -0.0, in batches of 16.
+    val dir = java.nio.file.Files.createTempDirectory("rangejoin-batches").toString
+    spark
+      .range(0, 700, 1, 1)
+      .selectExpr(
+        "id",
+        "CASE WHEN id % 97 = 0 THEN NULL WHEN id % 13 = 0 THEN CAST('NaN' AS DOUBLE) " +
+          "WHEN id % 11 = 0 THEN -0.0D ELSE (id % 50) / 4.0D END AS k0",
+        "CASE WHEN id % 89 = 0 THEN NULL ELSE CAST(pmod(hash(id), 40) AS INT) END AS k1",
+        "CASE WHEN id % 7 = 0 THEN NULL ELSE CAST(id % 5 AS BYTE) END AS b",
+        "CAST(id % 300 AS SHORT) AS s",
+        "CASE WHEN id % 17 = 0 THEN CAST('NaN' AS FLOAT) WHEN id % 3 = 0 THEN -0.0F " +
+          "WHEN id % 23 = 0 THEN NULL ELSE CAST(id AS FLOAT) / 8 END AS f",
+        "id % 2 = 0 AS flag",
+        "DATE_ADD(DATE'2024-01-01', CAST(id % 60 AS INT)) AS d",
+        "TIMESTAMP_SECONDS(1700000000 + id * 7) AS ts",
+        "CASE WHEN id % 29 = 0 THEN NULL ELSE TIMESTAMP_NTZ'2024-01-01 00:00:00' END AS ntz"
+      )
+      .write
+      .mode("overwrite")
+      .parquet(dir)
+    def blocksOf(filter: String, spillRows: Int, asBatches: Boolean) =
+      withConf("spark.sql.parquet.columnarReaderBatchSize" -> "16") {
+        val df = spark.read.parquet(dir).where(filter)
+        val loader = new BlockLoader(
+          df.queryExecution.analyzed.output,
+          Seq(BoundReference(1, DoubleType, nullable = true), BoundReference(2, IntegerType, true)),
+          Seq(KeyEncoder.forType(DoubleType), KeyEncoder.forType(IntegerType)),
+          blockRows,
+          spillRows,
+          ordersKey1 = true
+        )
+        val spillSize = SQLMetrics.createSizeMetric(spark.sparkContext, "spill size")
+        val peakMemory = SQLMetrics.createSizeMetric(spark.sparkContext, "peak memory")
+        def described(blocks: Iterator[Block]) = blocks.map { b =>
+          val packed = if (b.size == 0) b.nullKeyRows else b.rows
+          val row = new UnsafeRow(packed.numFields)
+          val hex = (0 until packed.size).map(i => packed.row(i, row).toString).sorted
+          val codes = b.keys.toSeq.collect { case LongCodes(c) => c.toSeq }
+          val key1InOrder = b.key1Order.toSeq.map(codes(1)(_))
+          (b.size == 0, hex, codes.headOption, codes.drop(1).map(_.sorted), key1InOrder)
+        }
+        val blocks =
+          if (!asBatches) {
+            df.queryExecution.toRdd
+              .mapPartitions(rows => described(loader.load(rows, spillSize, peakMemory)))
+              .collect()
+          } else {
+            val scan = ColumnBatchScan.of(df.queryExecution.executedPlan)
+            assert(scan.isDefined, df.queryExecution.executedPlan)
+            val rows = scan.get.rows
+            scan.get.batches
+              .mapPartitions(b => described(loader.load(rows(b), spillSize, peakMemory)))
+              .collect()
+          }
+        assert(blocks.map(_._2.size).sum > 500)
+        blocks.toSeq
+      }
+    for (filter <- Seq("true", "f IS NOT NULL", "b IS NOT NULL AND k0 IS NOT NULL")) {
+      val rows = blocksOf(filter, Int.MaxValue, asBatches = false)
+      assert(blocksOf(filter, Int.MaxValue, asBatches = true) == rows, filter)
+      assert(blocksOf(filter, spillRows = 45, asBatches = true) == rows, filter)
+    }
   }
 
   test("a run of one key longer than a block is split across blocks") {
