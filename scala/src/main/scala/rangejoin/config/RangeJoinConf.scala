@@ -189,10 +189,11 @@ object RangeJoinConf extends Logging {
   val ColumnBatchesEnabled: ConfEntry[Boolean] = booleanEntry(
     "spark.rangejoin.columnBatches.enabled",
     "Cut an input that is not shuffled into sorted blocks straight from its scan's column " +
-      "batches when the scan is columnar (Parquet, ORC, cached tables) and every column has a " +
-      "fixed width (numbers, booleans, dates, timestamps, intervals): the rows are written from " +
-      "the batches' columns instead of converted one at a time. When false, or for other " +
-      "inputs, blocks are cut from the input's rows.",
+      "batches when it is a columnar scan (as Spark reads Parquet and ORC files with " +
+      "whole-stage codegen on), at most under an IS NOT NULL filter, whose join keys are its " +
+      "columns and whose every column has a fixed width (numbers, booleans, dates, timestamps, " +
+      "intervals): the rows are written from the batches' columns instead of converted one at " +
+      "a time. When false, or for other inputs, blocks are cut from the input's rows.",
     default = true
   )
 

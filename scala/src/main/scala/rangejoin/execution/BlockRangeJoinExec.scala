@@ -184,7 +184,8 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
       : InputRows[_] = {
     def coalesced[T](partitions: RDD[T]) = partitions.coalesce(sparkContext.defaultParallelism)
     (input, columnBatchScan(child, input, keys)) match {
-      case (_, Some(scan)) => new InputRows(coalesced(scan.batches), scan.rows)
+      case (BlockInput.Coalesced(_), Some(scan)) =>
+        new InputRows(coalesced(scan.batches), scan.rows)
       case (BlockInput.RangePartitioned, _) => new InputRows[InternalRow](child.execute(), identity)
       case _ => new InputRows[InternalRow](coalesced(child.execute()), identity)
     }

@@ -26,14 +26,14 @@ import rangejoin.execution.blocks.{BatchRows, FixedWidthRows}
  * @param notNull the columns the filter requires non-NULL
  * @param counts the metrics of the conversion and the filter, which reading the batches skips
  */
-final case class ColumnBatchScan(scan: SparkPlan, notNull: Array[Int], counts: BatchRows.Counts) {
+final case class ColumnBatchScan(scan: SparkPlan, notNull: Seq[Int], counts: BatchRows.Counts) {
 
   /** The scan's batches. */
   def batches: RDD[ColumnarBatch] = scan.executeColumnar()
 
   /** The input's rows of a partition, from its batches ([[BatchRows]]); for a task. */
   def rows: Iterator[ColumnarBatch] => Iterator[InternalRow] = {
-    val (columns, metrics) = (notNull, counts) // the function holds these, not the plan
+    val (columns, metrics) = (notNull.toArray, counts) // the function holds these, not the plan
     batches => new BatchRows(batches, columns, metrics)
   }
 }
@@ -56,24 +56,25 @@ object ColumnBatchScan extends PredicateHelper {
         case adapter: InputAdapter => adapter.child
         case plan => plan
       }
-      if (!scan.supportsColumnar || FixedWidthRows.of(scan.output.map(_.dataType)).isEmpty) None
-      else {
+      if (!scan.supportsColumnar || !scan.output.forall(a => FixedWidthRows.supports(a.dataType))) {
+        None
+      } else {
         val counts = BatchRows.Counts(
           batches = toRows.metrics.get("numInputBatches"),
           rowsConverted = toRows.metrics.get("numOutputRows"),
           rowsFiltered = None
         )
-        Some(ColumnBatchScan(scan, Array.emptyIntArray, counts))
+        Some(ColumnBatchScan(scan, Nil, counts))
       }
     case _ => None
   }
 
   /** The ordinals in `output` of the columns `condition` requires non-NULL, if that is all. */
-  private def notNullColumns(condition: Expression, output: Seq[Attribute]): Option[Array[Int]] = {
+  private def notNullColumns(condition: Expression, output: Seq[Attribute]): Option[Seq[Int]] = {
     val ordinals = splitConjunctivePredicates(condition).map {
       case IsNotNull(a: Attribute) => output.indexWhere(_.exprId == a.exprId)
       case _ => -1
     }
-    if (ordinals.contains(-1)) None else Some(ordinals.distinct.toArray)
+    if (ordinals.contains(-1)) None else Some(ordinals.distinct)
   }
 }

@@ -7,8 +7,9 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
 /**
  * The rows of a columnar scan's batches, as the plan above the scan would give them: the rows
  * in which none of the `notNull` columns is NULL (a filter of IS NOT NULL conditions, which the
- * optimizer puts on join inputs), in order. Each row is a view of its batch, valid until the
- * next row is asked for.
+ * optimizer puts on join inputs), in order. Each row is a view of its batch, the batch's one
+ * row object, valid until the next row is asked for or the batch's rows are read otherwise.
+ * Batches may have no rows.
  *
  * A reader that takes a batch whole instead ([[InMemorySort]]) asks for [[wholeBatch]] before
  * each row: it is the next batch when no row of it has been read and the filter keeps all of
@@ -53,12 +54,14 @@ final class BatchRows(
   /** Finds the next row the filter keeps; false when there is none. */
   private def seek(): Boolean = {
     while (at < rows || nextBatch()) {
-      val row = batch.getRow(at)
-      at += 1
-      if (kept(row)) {
-        counts.kept(1)
-        found = row
-        return true
+      if (at < rows) { // a batch just read may have none
+        val row = batch.getRow(at)
+        at += 1
+        if (kept(row)) {
+          counts.kept(1)
+          found = row
+          return true
+        }
       }
     }
     false

@@ -1,7 +1,8 @@
 package rangejoin.execution.blocks
 
 import org.apache.spark.TaskContext
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeRow}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetrics
 import org.apache.spark.sql.execution.rangejoin.MemoryHog
 import org.apache.spark.sql.types.{DoubleType, IntegerType}
@@ -89,7 +90,9 @@ class BlockLoaderSuite extends RangeJoinTestBase {
         "id % 2 = 0 AS flag",
         "DATE_ADD(DATE'2024-01-01', CAST(id % 60 AS INT)) AS d",
         "TIMESTAMP_SECONDS(1700000000 + id * 7) AS ts",
-        "CASE WHEN id % 29 = 0 THEN NULL ELSE TIMESTAMP_NTZ'2024-01-01 00:00:00' END AS ntz"
+        "CASE WHEN id % 29 = 0 THEN NULL ELSE TIMESTAMP_NTZ'2024-01-01 00:00:00' END AS ntz",
+        "MAKE_YM_INTERVAL(CAST(id % 7 AS INT), 1) AS ym",
+        "CASE WHEN id % 31 = 0 THEN NULL ELSE MAKE_DT_INTERVAL(CAST(id % 3 AS INT), 1) END AS dt"
       )
       .write
       .mode("overwrite")
@@ -161,35 +164,43 @@ class BlockLoaderSuite extends RangeJoinTestBase {
     assert(sortedOnce == reference)
   }
 
-  test(
-    "a load refused memory spills what it took, gives the memory back, and cuts the same blocks"
-  ) {
-    // Rows of about 1 KB. The task leaves one page of the external sorter free and some more, so
-    // the in-memory load is refused part way, and the sorter then needs the memory it gave back.
-    val leave = MemoryHog.pageBytes(spark) + (16L << 20)
-    val rows = leave * 5 / 4 / 1000
-    val df = spark
-      .range(0, rows, 1, 1)
-      .selectExpr("id", "CAST(pmod(hash(id), 1000) AS INT) AS v", "repeat('x', 960) AS pad")
+  // The task leaves one page of the external sorter free and some more, so the in-memory load of
+  // rows of about 1 KB is refused part way, and the sorter then needs the memory it gave back.
+  private def leave = MemoryHog.pageBytes(spark) + (16L << 20)
+
+  /**
+   * Loads the one partition of `input` (whose partitions `rows` turns into rows of `schema`),
+   * keyed on its int column 1, twice: with all memory, and with all of the task's memory but
+   * [[leave]] taken first, which refuses the in-memory load part way. Both cut `expectedRows`
+   * rows into the same blocks (per block, its key codes and its rows' column 0), and only the
+   * second spills.
+   */
+  private def checkRefusedLoad[T](
+      input: org.apache.spark.rdd.RDD[T],
+      rows: Iterator[T] => Iterator[InternalRow],
+      schema: Seq[Attribute],
+      expectedRows: Long
+  ): Unit = {
     val loader = new BlockLoader(
-      df.queryExecution.analyzed.output,
+      schema,
       Seq(BoundReference(1, IntegerType, nullable = false)),
       Seq(KeyEncoder.forType(IntegerType)),
       blockRows = 4096,
       spillRows = Int.MaxValue,
       ordersKey1 = false
     )
+    val (leaveBytes, numFields) = (leave, schema.size) // the tasks take these, not the suite
     def load(hogged: Boolean) = {
       val spillSize = SQLMetrics.createSizeMetric(spark.sparkContext, "spill size")
       val peakMemory = SQLMetrics.createSizeMetric(spark.sparkContext, "peak memory")
-      val blocks = df.queryExecution.toRdd
-        .mapPartitions { input =>
+      val blocks = input
+        .mapPartitions { partition =>
           if (hogged) {
-            val hog = new MemoryHog(leave)
+            val hog = new MemoryHog(leaveBytes)
             TaskContext.get().addTaskCompletionListener[Unit](_ => hog.release())
           }
-          val row = new UnsafeRow(3)
-          loader.load(input, spillSize, peakMemory).map { b =>
+          val row = new UnsafeRow(numFields)
+          loader.load(rows(partition), spillSize, peakMemory).map { b =>
             val codes = b.keys.head.asInstanceOf[LongCodes].codes.toSeq
             (codes, (0 until b.size).map(i => b.rows.row(i, row).getLong(0)).sorted)
           }
@@ -200,10 +211,42 @@ class BlockLoaderSuite extends RangeJoinTestBase {
     }
     val (inMemory, noSpill) = load(hogged = false)
     assert(noSpill == 0)
-    assert(inMemory.map(_._2.size).sum == rows)
+    assert(inMemory.map(_._2.size).sum == expectedRows)
     val (refused, spilled) = load(hogged = true)
     assert(spilled >= leave / 2, "the load should have been refused part way")
     assert(refused == inMemory)
+  }
+
+  test(
+    "a load refused memory spills what it took, gives the memory back, and cuts the same blocks"
+  ) {
+    val rows = leave * 5 / 4 / 1000
+    val df = spark
+      .range(0, rows, 1, 1)
+      .selectExpr("id", "CAST(pmod(hash(id), 1000) AS INT) AS v", "repeat('x', 960) AS pad")
+    val schema = df.queryExecution.analyzed.output
+    checkRefusedLoad[InternalRow](df.queryExecution.toRdd, identity, schema, rows)
+  }
+
+  test("a load of column batches refused memory part way hands its other batches on as rows") {
+    // Rows of 752 bytes: 92 columns, fewer than whole-stage codegen's limit, under which Spark's
+    // Parquet reader gives batches.
+    val rows = leave * 5 / 4 / 752
+    val dir = java.nio.file.Files.createTempDirectory("rangejoin-refused").toString
+    val wide = (1 to 90).map(i => s"id * $i AS c$i")
+    spark
+      .range(0, rows, 1, 1)
+      .selectExpr(Seq("id", "CAST(pmod(hash(id), 1000) AS INT) AS v") ++ wide: _*)
+      .write
+      .mode("overwrite")
+      .parquet(dir)
+    val df = spark.read.parquet(dir)
+    val scan = ColumnBatchScan.of(df.queryExecution.executedPlan)
+    assert(scan.isDefined, df.queryExecution.executedPlan)
+    // One task: the file may be split in two, and two tasks that each take nearly all memory
+    // would refuse each other.
+    val batches = scan.get.batches.coalesce(1)
+    checkRefusedLoad(batches, scan.get.rows, df.queryExecution.analyzed.output, rows)
   }
 
   test("joins whose block inputs spill while sorting match vanilla and report spill and memory") {
