@@ -57,13 +57,7 @@ final class FixedWidthRows private (types: Array[DataType]) extends Serializable
 object FixedWidthRows {
 
   /** Whether a column of type `dt` is stored in its unsafe row's slot, and written here. */
-  def supports(dt: DataType): Boolean = dt match {
-    case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType |
-        DateType | TimestampType | TimestampNTZType | _: YearMonthIntervalType |
-        _: DayTimeIntervalType =>
-      true
-    case _ => false
-  }
+  def supports(dt: DataType): Boolean = putter.isDefinedAt(dt)
 
   /** The writer of rows of `types`, when every one is supported. */
   def of(types: Seq[DataType]): Option[FixedWidthRows] =
@@ -75,7 +69,8 @@ object FixedWidthRows {
     def apply(column: ColumnVector, row: Int, data: Array[Byte], address: Long): Unit
   }
 
-  private def putter(dt: DataType): Put = dt match {
+  /** The copy of each supported type's values: the list of supported types. */
+  private val putter: PartialFunction[DataType, Put] = {
     case BooleanType => (v, i, d, a) => Platform.putBoolean(d, a, v.getBoolean(i))
     case ByteType => (v, i, d, a) => Platform.putByte(d, a, v.getByte(i))
     case ShortType => (v, i, d, a) => Platform.putShort(d, a, v.getShort(i))
@@ -85,6 +80,5 @@ object FixedWidthRows {
       (v, i, d, a) => Platform.putLong(d, a, v.getLong(i))
     case FloatType => (v, i, d, a) => Platform.putFloat(d, a, v.getFloat(i))
     case DoubleType => (v, i, d, a) => Platform.putDouble(d, a, v.getDouble(i))
-    case other => throw new IllegalArgumentException(s"$other is not written as a fixed width")
   }
 }
