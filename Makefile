@@ -1,28 +1,24 @@
 # spark-rangejoin: every target installs what it needs first, so a fresh clone only runs
 # `make demo` or `make test`.
-SPARK_VERSION := 4.2.0
-SCALA_BINARY  := 2.13
-# Every build, <Spark release>_<Scala version>: one jar each, target/rangejoin-spark<build>-0.1.0.jar.
-# The default build (above) runs the whole test suite and the demo; the others a smoke set.
-SPARK_BUILDS  := 3.5.8_2.12 3.5.8_2.13 4.0.4_2.13 4.1.3_2.13 4.2.0_2.13 4.3.0_2.13
-# The wheel carries a jar for each line PyPI's pyspark runs (pyspark 3.5 is built for Scala 2.12).
-WHEEL_BUILDS  := 3.5.8_2.12 4.0.4_2.13 4.1.3_2.13 4.2.0_2.13 4.3.0_2.13
-# Releases whose jars Maven Central does not serve: compiled against the jars inside their pyspark.
-PYSPARK_JARS  := 4.3.0
+# The project's version and its builds are written once, in versions.properties: VERSION,
+# DEFAULT_BUILD, SPARK_BUILDS, WHEEL_BUILDS and PYSPARK_JARS (see that file).
+include versions.properties
+spark_of       = $(word 1,$(subst _, ,$(1)))
+SPARK_VERSION := $(call spark_of,$(DEFAULT_BUILD))
+OTHER_BUILDS  := $(filter-out $(DEFAULT_BUILD),$(SPARK_BUILDS))
 SBT_VERSION   := $(shell sed -n 's/^sbt.version=//p' project/build.properties)
 PYTHON        ?= python3
 VENV          := .venv
 PY            := $(VENV)/bin/python
 TOOLS         := .tools
 SBT_LAUNCHER  := $(TOOLS)/sbt-launch-$(SBT_VERSION).jar
-DEFAULT_BUILD := $(SPARK_VERSION)_$(SCALA_BINARY)
-jar_of         = target/rangejoin-spark$(1)-0.1.0.jar
+jar_of         = target/rangejoin-spark$(1)-$(VERSION).jar
 JAR           := $(call jar_of,$(DEFAULT_BUILD))
 PKG_JAR_DIR   := python/rangejoin/jars
 STAMP_PY      := $(VENV)/.installed-$(SPARK_VERSION)
 STAMP_PKG     := $(VENV)/.rangejoin-installed
 SCALA_SOURCES := $(shell find scala/src/main scala/src/shims -name "*.scala" 2>/dev/null) build.sbt \
-  $(wildcard project/*.sbt project/*.scala)
+  versions.properties $(wildcard project/*.sbt project/*.scala)
 PY_SOURCES    := $(shell find python -name '*.py' -o -name 'pyproject.toml' 2>/dev/null)
 
 # sbt only reaches Maven Central: project/repositories plus sbt.override.build.repos.
@@ -34,18 +30,20 @@ SBT_JVM := java -Xmx3g -Xss4m \
   -Dsbt.ivy.home=$(TOOLS)/ivy \
   -Dsbt.coursier.home=$(TOOLS)/coursier \
   -Dsbt.server.forcestart=false -Dsbt.log.noformat=true -Dsbt.supershell=false
-# sbt for one build: its Spark and Scala versions, and the pyspark jars it compiles against if any.
-spark_of   = $(word 1,$(subst _, ,$(1)))
-scala_of   = $(word 2,$(subst _, ,$(1)))
+# sbt for one build (build.sbt reads the rest from versions.properties); within one sbt JVM,
+# `useBuild <build>` switches builds, so a recipe passes several builds' commands to one sbt.
 pyspark_jars_of = $(if $(filter $(call spark_of,$(1)),$(PYSPARK_JARS)),$(TOOLS)/pyspark-$(call spark_of,$(1))/jars)
-sbt_for    = $(SBT_JVM) -Dspark.version=$(call spark_of,$(1)) -Dscala.binary=$(call scala_of,$(1)) \
-  $(if $(call pyspark_jars_of,$(1)),-Dspark.jars.dir=$(call pyspark_jars_of,$(1))) -jar $(SBT_LAUNCHER)
+sbt_for    = $(SBT_JVM) -Drangejoin.build=$(1) -jar $(SBT_LAUNCHER)
+# Each build's commands, for one sbt JVM: $(call each_build,<builds>,<sbt commands>).
+each_build = $(foreach b,$(1),"useBuild $(b)" $(2))
 SBT := $(call sbt_for,$(DEFAULT_BUILD))
 
 export PYSPARK_PYTHON := $(abspath $(PY))
 export SPARK_VERSION
 
-.PHONY: build jars package-jars dist publish-local demo test test-scala test-versions test-python fuzz bench bench-defaults bench-grid bench-scale bench-stream fmt lint clean
+.PHONY: build jars package-jars dist publish-local demo test test-quick test-scala test-versions \
+  test-python fuzz bench bench-defaults bench-grid bench-scale bench-stream fmt lint docs \
+  config-docs clean
 
 ## build: venv, sbt, the jar, and the rangejoin package with the jar inside it.
 build: $(STAMP_PKG)
@@ -65,9 +63,9 @@ $(STAMP_PY): requirements.txt
 # A build's jar; a release in PYSPARK_JARS first needs its pyspark's jars. Both are kept
 # (make would delete what a pattern rule made on the way to another target).
 .SECONDEXPANSION:
-.PRECIOUS: target/rangejoin-spark%-0.1.0.jar $(TOOLS)/pyspark-%/jars
+.PRECIOUS: target/rangejoin-spark%-$(VERSION).jar $(TOOLS)/pyspark-%/jars
 # sbt leaves a jar whose classes did not change as it was: touch it, or make would run sbt again.
-target/rangejoin-spark%-0.1.0.jar: $(SBT_LAUNCHER) $(SCALA_SOURCES) $$(call pyspark_jars_of,$$*)
+target/rangejoin-spark%-$(VERSION).jar: $(SBT_LAUNCHER) $(SCALA_SOURCES) $$(call pyspark_jars_of,$$*)
 	$(call sbt_for,$*) package
 	touch $@
 
@@ -79,12 +77,16 @@ $(TOOLS)/pyspark-%/jars: | $(STAMP_PY)
 	  --wildcards 'pyspark-$*/deps/jars/*'
 	rm $(TOOLS)/pyspark-$*/pyspark-$*.tar.gz
 
-## jars: the jar of every build in SPARK_BUILDS.
-jars: $(foreach b,$(SPARK_BUILDS),$(call jar_of,$(b)))
+PYSPARK_JAR_DIRS := $(foreach b,$(SPARK_BUILDS),$(call pyspark_jars_of,$(b)))
+
+## jars: the jar of every build in SPARK_BUILDS, built in one sbt JVM.
+jars: $(SBT_LAUNCHER) $(PYSPARK_JAR_DIRS)
+	$(SBT) $(call each_build,$(SPARK_BUILDS),package)
+	touch $(foreach b,$(SPARK_BUILDS),$(call jar_of,$(b)))
 
 # The package carries the jar of each build in WHEEL_BUILDS that is built; make build builds the
 # default one, make dist all of them.
-$(STAMP_PKG): $(STAMP_PY) $(JAR) $(PY_SOURCES)
+$(STAMP_PKG): $(STAMP_PY) $(JAR) $(PY_SOURCES) LICENSE
 	$(MAKE) package-jars
 	$(VENV)/bin/pip install -q --no-deps --force-reinstall ./python
 	touch $@
@@ -103,26 +105,41 @@ dist: build $(foreach b,$(WHEEL_BUILDS),$(call jar_of,$(b)))
 
 ## publish-local: every build's jar and pom in the local Maven repository (~/.m2/repository),
 ## as io.github.rangejoin:rangejoin-spark<minor>_<scala>:<version>, for spark-submit --packages.
-publish-local: $(SBT_LAUNCHER) build jars
-	$(foreach b,$(SPARK_BUILDS),$(call sbt_for,$(b)) publishM2 &&) true
+publish-local: $(SBT_LAUNCHER) build $(PYSPARK_JAR_DIRS)
+	$(SBT) $(call each_build,$(SPARK_BUILDS),publishM2)
 
 ## demo: the 1M-row employees anomaly self-join, accelerated and vanilla.
 demo: build
 	cd benchmarks && ../$(PY) demo.py
 
-## test: Scala suites (differential against vanilla Spark) on the default build, a smoke set on
-## every other build, then pytest.
+## test: everything, as CI runs it: the Scala suites on the default build, the smoke set on every
+## other build, then pytest (the package, then Spark jobs: spark-submit, local-cluster, the wheel
+## in fresh virtualenvs, Spark Connect, every snippet of the README and the user guide).
 test: test-scala test-versions test-python
+
+## test-quick: the everyday loop, a few minutes: the Scala unit suites and a differential smoke
+## on the default build, then the package tests (no Spark job).
+QUICK_SUITES  := rangejoin.local.* rangejoin.condition.* rangejoin.execution.* rangejoin.planning.* \
+  rangejoin.DifferentialSuite rangejoin.LayeringSuite rangejoin.config.*
+QUICK_QUERIES ?= 40
+test-quick: $(SBT_LAUNCHER) build
+	RANGEJOIN_FUZZ_QUERIES=$(QUICK_QUERIES) $(SBT) "testOnly $(QUICK_SUITES)"
+	$(PY) -m pytest -q tests/package
 
 test-scala: $(SBT_LAUNCHER) build
 	$(SBT) test
 
-# Every operator and join type, differentially, on one build (with fewer random queries).
+# Every operator and join type, differentially, on each other build (with fewer random queries),
+# all in one sbt JVM.
 SMOKE_SUITES := rangejoin.DifferentialSuite rangejoin.BroadcastRangeJoinSuite \
   rangejoin.KeyedJoinSuite rangejoin.AsOfJoinSuite rangejoin.StreamingSuite rangejoin.LayeringSuite
 SMOKE_QUERIES ?= 100
-test-versions: $(foreach b,$(filter-out $(DEFAULT_BUILD),$(SPARK_BUILDS)),test-build-$(b))
+test-versions: $(SBT_LAUNCHER) $(PYSPARK_JAR_DIRS)
+	RANGEJOIN_FUZZ_QUERIES=$(SMOKE_QUERIES) \
+	  $(SBT) $(call each_build,$(OTHER_BUILDS),package "testOnly $(SMOKE_SUITES)")
+	touch $(foreach b,$(OTHER_BUILDS),$(call jar_of,$(b)))
 
+## test-build-<build>: one build's smoke set, e.g. make test-build-4.1.3_2.13.
 test-build-%: $$(call jar_of,$$*)
 	RANGEJOIN_FUZZ_QUERIES=$(SMOKE_QUERIES) $(call sbt_for,$*) "testOnly $(SMOKE_SUITES)"
 
@@ -171,17 +188,28 @@ SCALE_MASTER ?= local[2]
 bench-scale: build
 	cd benchmarks && ../$(PY) scale_benchmark.py --master "$(SCALE_MASTER)"
 
-# scalafmt sees the shim folders of the build sbt loads: each Maven-served build in turn.
-FMT_BUILDS := $(filter-out $(foreach v,$(PYSPARK_JARS),$(v)_%),$(SPARK_BUILDS))
+# One scalafmt run sees every source: build.sbt hands it the shim folders of every Spark line.
+PY_DIRS := python tests benchmarks dev
 
 fmt: $(SBT_LAUNCHER) $(STAMP_PY)
-	$(foreach b,$(FMT_BUILDS),$(call sbt_for,$(b)) scalafmtAll scalafmtSbt &&) true
-	$(VENV)/bin/ruff format python tests benchmarks
+	$(SBT) scalafmtAll scalafmtSbt
+	$(VENV)/bin/ruff format $(PY_DIRS)
 
+## lint: scalafmt and ruff, and no development history in the product's files.
 lint: $(SBT_LAUNCHER) $(STAMP_PY)
-	$(foreach b,$(FMT_BUILDS),$(call sbt_for,$(b)) scalafmtCheckAll scalafmtSbtCheck &&) true
-	$(VENV)/bin/ruff check python tests benchmarks
-	$(VENV)/bin/ruff format --check python tests benchmarks
+	$(PY) dev/check_history.py
+	$(VENV)/bin/ruff check $(PY_DIRS)
+	$(VENV)/bin/ruff format --check $(PY_DIRS)
+	$(SBT) scalafmtCheckAll scalafmtSbtCheck
+
+## docs: the documentation site, built with mkdocs --strict into target/site (a broken link, a
+## missing page or a stale generated page fails).
+docs: $(STAMP_PY)
+	$(VENV)/bin/mkdocs build --strict --quiet
+
+## config-docs: docs/configuration.md, generated from RangeJoinConf.
+config-docs: $(SBT_LAUNCHER) $(STAMP_PY)
+	$(SBT) "Test/runMain rangejoin.config.ConfigReference docs/configuration.md"
 
 clean:
 	rm -rf target project/target project/project $(PKG_JAR_DIR) $(VENV) dist

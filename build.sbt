@@ -1,13 +1,34 @@
 // spark-rangejoin: a Spark Catalyst plugin for fast inequality joins.
-// One source tree, one jar per Spark release line. The Makefile passes
-//   -Dspark.version   the Spark release to compile against (default 4.2.0);
-//   -Dscala.binary    2.13 (default), or 2.12 for Spark 3.5;
-//   -Dspark.jars.dir  where Maven Central lacks that release: the jars of its pyspark package,
-//                     compiled against in place of the spark-sql dependency.
-val sparkVersion = sys.props.getOrElse("spark.version", "4.2.0")
+import scala.collection.JavaConverters._
+
+// One source tree, one jar per Spark release line. versions.properties names the project's
+// version and every build, <Spark release>_<Scala binary version>; this file builds one of them:
+// -Drangejoin.build=<build> when sbt starts, else the default build. Within one sbt session,
+// `useBuild <build>` switches to another build (it reloads the project), so one JVM can compile,
+// test and publish several builds in turn. A release that Maven Central does not serve
+// (PYSPARK_JARS) is compiled against the jars of its pyspark package, which the Makefile unpacks
+// into .tools/pyspark-<release>/jars.
+val versions: Map[String, String] = {
+  val properties = new java.util.Properties()
+  IO.load(properties, file("versions.properties"))
+  properties.asScala.toMap
+}
+val knownBuilds = versions("SPARK_BUILDS").split(' ').toSeq
+val build = {
+  val chosen = sys.props.getOrElse("rangejoin.build", versions("DEFAULT_BUILD"))
+  require(
+    knownBuilds.contains(chosen),
+    s"rangejoin.build=$chosen is not a build of versions.properties: ${knownBuilds.mkString(", ")}"
+  )
+  chosen
+}
+val sparkVersion = build.split('_')(0)
+val scalaBinary = build.split('_')(1)
 val sparkMinor = sparkVersion.split('.').take(2).mkString(".")
-val scalaBinary = sys.props.getOrElse("scala.binary", "2.13")
-val sparkJarsDir = sys.props.get("spark.jars.dir").map(file)
+val sparkJarsDir =
+  if (versions("PYSPARK_JARS").split(' ').contains(sparkVersion))
+    Some(file(s".tools/pyspark-$sparkVersion/jars"))
+  else None
 
 // What differs between Spark versions lives in scala/src/shims, in folders named for the Spark
 // lines they serve: spark-4.1 (that line only), spark-3.5-4.0 (3.5 through 4.0), spark-4.2-on.
@@ -20,6 +41,9 @@ def serves(folder: String): Boolean = folder.stripPrefix("spark-").split('-') ma
     lineOrder(from) <= lineOrder(sparkMinor) && lineOrder(sparkMinor) <= lineOrder(to)
 }
 def shims(root: File): Seq[File] = root.listFiles.filter(d => serves(d.getName)).toSeq
+// scalafmt checks the shim folders of every line, whatever the build, so one run covers them all.
+def formatted(main: File, shimsRoot: File): Seq[File] =
+  (main +: shimsRoot.listFiles.filter(_.isDirectory).toSeq).flatMap(d => (d ** "*.scala").get)
 
 // The Scala release each build compiles against, no newer than the one its Spark runs: Spark 3.5
 // ships 2.12.18 or 2.13.8, Spark 4.0 2.13.16, later lines newer ones.
@@ -31,7 +55,9 @@ val scalaRelease = (scalaBinary, sparkMinor) match {
 
 ThisBuild / scalaVersion := scalaRelease
 ThisBuild / organization := "io.github.rangejoin"
-ThisBuild / version := "0.1.0"
+ThisBuild / version := versions("VERSION")
+ThisBuild / licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0.txt"))
+ThisBuild / description := "Fast range, band, interval and as-of joins for Apache Spark"
 
 lazy val root = (project in file("."))
   .settings(
@@ -49,6 +75,10 @@ lazy val root = (project in file("."))
       baseDirectory.value / "scala" / "src" / "test-shims"
     ),
     Test / scalaSource := baseDirectory.value / "scala" / "src" / "test" / "scala",
+    Compile / scalafmt / unmanagedSources :=
+      formatted((Compile / scalaSource).value, baseDirectory.value / "scala" / "src" / "shims"),
+    Test / scalafmt / unmanagedSources :=
+      formatted((Test / scalaSource).value, baseDirectory.value / "scala" / "src" / "test-shims"),
     Compile / resourceDirectory := baseDirectory.value / "scala" / "src" / "main" / "resources",
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Xlint:-unused,_"),
     // Spark brings Scala's library: the pom names it provided, so --packages adds no second copy.
@@ -72,5 +102,9 @@ lazy val root = (project in file("."))
     Test / parallelExecution := false,
     Test / javaOptions ++= Seq("-Xmx4g", "-Dlog4j2.configurationFile=conf/log4j2.properties") ++
       JavaModuleOptions.all,
-    Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD")
+    Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
+    commands += Command.single("useBuild") { (state, next) =>
+      sys.props("rangejoin.build") = next
+      "reload" :: state
+    }
   )

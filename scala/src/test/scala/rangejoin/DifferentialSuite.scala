@@ -92,11 +92,11 @@ class DifferentialSuite extends RangeJoinTestBase {
   }
 
   /**
-   * Seeds that once found a bug, each with what it was. They run in every CI build, in the seed's
-   * mode and settings, as the random run drew them.
+   * Seeds kept as regression tests, each with the hazard its query exercises. They run in every
+   * CI build, in the seed's mode and settings, as the random run draws them.
    */
   private val regressionSeeds = Seq(
-    1L -> "full outer join: NULL-padded columns bound as non-nullable read 0 instead of NULL"
+    1L -> "full outer join: NULL-padded columns are bound nullable and read NULL, not 0"
   )
 
   for ((seed, bug) <- regressionSeeds) {

@@ -54,7 +54,7 @@ class RewrittenConditionsSuite extends RangeJoinTestBase {
 
   private def always(operator: String): Boolean => String = _ => operator
 
-  // The forms of issue 16's table, one test each.
+  // Each form JoinConditionAnalysis rewrites into candidate inequalities, one test each.
 
   test("abs(l.a - r.a) <= c on integers plans IEJoin") {
     for (dt <- Seq(IntegerType, LongType, ShortType, ByteType)) {
@@ -147,7 +147,7 @@ class RewrittenConditionsSuite extends RangeJoinTestBase {
     }
   }
 
-  /** Checks `condition` in every join shape, with codegen on and off, in the session's ANSI mode. */
+  /** Checks `condition` in every join shape, codegen on and off, in the session's ANSI mode. */
   private def eachShape(condition: String, operator: String): Int =
     (for (mode <- codegenModes; shape <- joinShapes)
       yield withConf(mode: _*)(checkOperator(shape(condition), Some(operator)))).sum

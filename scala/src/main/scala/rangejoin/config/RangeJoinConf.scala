@@ -48,7 +48,10 @@ final case class ConfEntry[T](
       }
 }
 
-/** Every configuration key of spark-rangejoin. The README's table lists the same keys. */
+/**
+ * Every configuration key of spark-rangejoin. Each entry's documentation is what the
+ * configuration reference (docs/configuration.md) shows for the key.
+ */
 object RangeJoinConf extends Logging {
   private def booleanEntry(key: String, doc: String, default: Boolean): ConfEntry[Boolean] =
     ConfEntry[Boolean](
@@ -135,21 +138,21 @@ object RangeJoinConf extends Logging {
     "Without a BROADCAST hint, an input below spark.sql.autoBroadcastJoinThreshold is broadcast " +
       "only if its estimated rows are at most this times the other input's (or at most " +
       "spark.rangejoin.broadcast.ratioAboveRows, or it reads only cached data, or the other " +
-      "input is a stream); otherwise both inputs are sorted in " +
-      "parallel tasks. Broadcasting sorts the input on the driver, which pays only when it is " +
-      "much the smaller (measured on 1M-row band joins: broadcasting wins at 250K rows, ties " +
-      "at 500K and loses at 1M).",
+      "input is a stream); otherwise both inputs are sorted in parallel tasks. A ratio of " +
+      "estimated row counts. Broadcasting sorts the whole input on the driver, in one thread, " +
+      "where the block join sorts both inputs in parallel tasks, so it pays only when the " +
+      "broadcast input is much the smaller. The default comes from the broadcast-or-block " +
+      "benchmark of make bench-defaults (see docs/benchmarks/defaults.md).",
     default = 0.5
   )
 
   val BroadcastRatioAboveRows: ConfEntry[Long] = nonNegativeLongEntry(
     "spark.rangejoin.broadcast.ratioAboveRows",
-    "spark.rangejoin.broadcast.maxRowsRatio applies only to an input estimated above this many " +
-      "rows; a smaller one is broadcast whenever Spark would broadcast it. Measured on two inputs " +
-      "of equal size (make bench-defaults, warm), the block join was within 10% of broadcasting " +
-      "or faster from 5K to 100K rows per side (anomaly self-join: 0.072 s against 0.097 s at " +
-      "10K, 0.078 s against 0.074 s at 100K; a band join of 1e8 pairs at 100K: 0.616 s " +
-      "against 0.625 s).",
+    "spark.rangejoin.broadcast.maxRowsRatio applies only to an input estimated above this " +
+      "many rows; a smaller one is broadcast whenever Spark would broadcast it. In rows. On " +
+      "inputs this small the choice between broadcasting and the block join costs little " +
+      "either way, so the ratio is not checked. The default comes from the broadcast-or-block " +
+      "benchmark of make bench-defaults (see docs/benchmarks/defaults.md).",
     default = 16384L
   )
 
@@ -172,17 +175,18 @@ object RangeJoinConf extends Logging {
   val BlockRows: ConfEntry[Int] = positiveIntEntry(
     "spark.rangejoin.blockRows",
     "Most rows in one sorted block: every partition of a join input is sorted on its first " +
-      "inequality key and cut into blocks of at most blockRows rows. Smaller blocks prune " +
-      "better; larger ones cost fewer block pairs.",
+      "inequality key and cut into blocks of at most blockRows rows. In rows. Smaller blocks " +
+      "prune better; larger ones cost fewer block pairs. A block also bounds the memory of a " +
+      "block-pair task's local join.",
     default = 32768
   )
 
   val SortSpillRows: ConfEntry[Int] = positiveIntEntry(
     "spark.rangejoin.sortSpillRows",
     "Most rows a task sorts in memory while cutting a partition of a join input into sorted " +
-      "blocks; past it the sort spills a run to local disk. Spark's memory manager makes the " +
-      "sort spill earlier whenever execution memory runs short, so the default spills only " +
-      "then, as Spark's own sorts do.",
+      "blocks; past it the sort spills a run to local disk. In rows. Spark's memory manager " +
+      "makes the sort spill earlier whenever execution memory runs short, so the default, in " +
+      "effect no row limit, spills only then, as Spark's own sorts do.",
     default = Int.MaxValue
   )
 
@@ -200,7 +204,7 @@ object RangeJoinConf extends Logging {
   val RangePartitionMinRows: ConfEntry[Int] = positiveIntEntry(
     "spark.rangejoin.rangePartitionMinRows",
     "A side estimated at fewer rows is not shuffled: its partitions are coalesced to at most " +
-      "the default parallelism and cut into sorted blocks as they are. Larger sides are " +
+      "the default parallelism and cut into sorted blocks as they are. In rows. Larger sides are " +
       "range-partitioned on their first inequality key into max(default parallelism, " +
       "estimated rows / blockRows) partitions, at most spark.sql.shuffle.partitions, unless " +
       "spark.rangejoin.coalesce.maxParallelism and spark.rangejoin.coalesce.maxMemoryFraction " +
@@ -212,11 +216,12 @@ object RangeJoinConf extends Logging {
     "spark.rangejoin.coalesce.maxParallelism",
     "A side of rangePartitionMinRows rows or more is coalesced like a small one, not " +
       "range-partitioned, when the default parallelism is at most this and the side fits " +
-      "spark.rangejoin.coalesce.maxMemoryFraction. Range partitioning reads the side twice (a " +
-      "sampling job, then the shuffle) and writes it to shuffle files; coalesced, each block " +
-      "meets blocks of every partition of the other side, so the join's work grows with the " +
-      "parallelism (anomaly self-join of 10M rows: coalesced 2.3-3.3 s, range-partitioned " +
-      "5.8-5.9 s at default parallelism 2, 4, 8 and 16 on two cores).",
+      "spark.rangejoin.coalesce.maxMemoryFraction. A number of tasks (Spark's default " +
+      "parallelism). Range partitioning reads the side twice (a sampling job, then the " +
+      "shuffle) and writes it to shuffle files; coalesced, each block meets blocks of every " +
+      "partition of the other side, so the join's work grows with the parallelism while the " +
+      "cost of the shuffle does not shrink. Up to the default, a large self-join on few " +
+      "cores runs faster coalesced than range-partitioned.",
     default = 16
   )
 
@@ -226,9 +231,10 @@ object RangeJoinConf extends Logging {
       "spark.rangejoin.coalesce.maxParallelism) only if each task's share of it, by Spark's " +
       "size estimate, is at most this fraction of a task's share of an executor's execution " +
       "and storage memory: the estimate is of compressed files, and one task loads the share. " +
-      "In a 2 GiB driver a 20M x 20M band join with one side coalesced (58 MiB per task, " +
-      "0.11 of a task's 524 MiB) failed its load; a 10M x 10M anomaly self-join in an 8 GiB " +
-      "driver (57 MiB per task, 0.024 of 2,368 MiB) runs coalesced.",
+      "A fraction of that memory. The bound is relative to memory because the same share " +
+      "that loads in a large executor fails its load in a small one; the default keeps the " +
+      "20M x 20M band joins of make bench-scale range-partitioned in a 2 GiB driver (see " +
+      "docs/benchmarks/scale.md).",
     default = 0.0625
   )
 
@@ -236,9 +242,9 @@ object RangeJoinConf extends Logging {
     "spark.rangejoin.minCandidatePairs",
     "A join without equality keys, of any type, whose estimated left rows x right rows is at " +
       "most this is left to Spark: its broadcast nested loop join compares that few pairs " +
-      "faster than a range join's fixed cost (measured on point-in-period joins of 300K " +
-      "intervals: Spark wins up to about 1e7 pairs, the plugin from 3e7). 0 accelerates " +
-      "every join.",
+      "faster than a range join pays its fixed cost. A number of candidate pairs. The default " +
+      "is the crossover on point-in-period joins measured by make bench-defaults (see " +
+      "docs/benchmarks/defaults.md). 0 accelerates every join.",
     default = 30000000L
   )
 
@@ -247,16 +253,18 @@ object RangeJoinConf extends Logging {
     "A join without equality keys, of any type, whose smaller input is estimated at most this " +
       "many rows is left to Spark, however large the other input: its broadcast nested loop " +
       "join compares each row with that few rows faster than the plugin probes an index or " +
-      "sorts (measured: Spark wins with 10 and 30 rows, the plugin from 100 on 300K rows and " +
-      "from 365 on 1M and 5M rows). 0 accelerates every join.",
+      "sorts. In rows. The default is the tiny-side crossover measured by make " +
+      "bench-defaults (see docs/benchmarks/defaults.md). 0 accelerates every join.",
     default = 100L
   )
 
   val KeyedMinCandidatePairs: ConfEntry[Long] = nonNegativeLongEntry(
     "spark.rangejoin.keyed.minCandidatePairs",
     "A join with equality keys, of any type, whose estimated left rows x right rows / " +
-      "distinct keys is at most this is left to Spark's hash and sort-merge joins (measured " +
-      "on 300K-row window joins). Applies only where Spark's statistics have distinct counts " +
+      "distinct keys is at most this is left to Spark's hash and sort-merge joins, which are " +
+      "faster on key groups that small. A number of candidate pairs that share a key. The " +
+      "default is the keyed crossover on window joins measured by make bench-defaults (see " +
+      "docs/benchmarks/defaults.md). Applies only where Spark's statistics have distinct counts " +
       "for the keys (ANALYZE TABLE ... FOR COLUMNS with spark.sql.cbo.enabled). 0 accelerates " +
       "every join with equality keys.",
     default = 20000000L

@@ -125,7 +125,8 @@ final class IEJoinScanner(
 }
 
 // The loops over whole blocks are methods of the companion, not constructor code: the JIT compiles
-// a method once it is hot, but a constructor's loops ran interpreted for many block pairs.
+// a method once it is hot, while a constructor runs once per scanner, so its loops would run
+// interpreted for many block pairs.
 object IEJoinScanner {
 
   /**

@@ -14,9 +14,9 @@ package rangejoin.local
  *
  * When a distance and a row index fit in 64 bits together (a range of up to 2^44 for a million
  * rows), each key is sorted as the one word `distance << indexBits | index`: a pass moves one
- * array instead of a key array and an index array (about a quarter faster on a million keys),
- * and the index in the low bits keeps equal keys in the order given. Otherwise keys and indices
- * move side by side.
+ * array, 8 bytes a key, instead of a key array and an index array, 12 bytes a key through two
+ * streams, and the index in the low bits keeps equal keys in the order given. Otherwise keys
+ * and indices move side by side.
  */
 object RadixSort {
 

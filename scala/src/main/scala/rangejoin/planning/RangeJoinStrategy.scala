@@ -36,66 +36,45 @@ import rangejoin.execution.{
  * Plans joins whose condition has inequalities with a range-join operator, or declines (`Nil`)
  * so that Spark's own strategies plan the join.
  *
- * The decision ladder, in order; the first rung that applies decides:
+ * The decision ladder, in order; the first rung that applies decides (docs/design/planning.md
+ * explains each rung and the defaults behind it):
  *  1. `spark.rangejoin.enabled` is false: Spark.
- *  1. The join has no condition, carries a join strategy hint other than `BROADCAST` (`MERGE`,
- *     `SHUFFLE_HASH`, `SHUFFLE_REPLICATE_NL`; not the hints adaptive execution adds), a
- *     `BROADCAST` hint together with equality keys or only on inputs the broadcast range join
- *     cannot build for the join type (a preserved one, or either input of a full outer join), or
- *     is of a type other than inner, cross, left/right/full outer, left semi, left anti or
- *     existence, or its condition has neither an inequality (candidate inequalities included)
- *     nor an equality key (`a.x * b.y < 10`, a disjunction): Spark.
- *  1. Few candidate pairs: Spark, which is faster on so few. Without equality keys, a join of
- *     any type whose estimated left rows x right rows is at most
- *     `spark.rangejoin.minCandidatePairs`, or whose smaller input is estimated at most
- *     `spark.rangejoin.minSmallSideRows` rows (Spark's broadcast nested loop join). With them,
- *     a join of any type whose estimated left rows x right rows / key values is at most
- *     `spark.rangejoin.keyed.minCandidatePairs`, where Spark's statistics have distinct counts
- *     for the keys (its hash and sort-merge joins). Estimates are Spark's statistics; under
- *     adaptive execution the ladder runs again when the inputs' stages have run, on their
- *     runtime row counts, so a wrong estimate is corrected before the join runs.
- *  1. The condition has equality keys (`l.k = r.k`):
- *     a. a null-safe equality (`<=>`), a key of another type than the inequality keys (see
- *        [[rangejoin.condition.JoinConditionAnalysis.isSortableKeyType]]), or no inequality:
- *        Spark's hash and sort-merge joins;
- *     a. two inequalities bound one column pair from below and above (a window, `BETWEEN` too)
- *        and `spark.rangejoin.slidingWindowJoin.enabled`:
- *        [[rangejoin.execution.SlidingWindowJoinExec]];
- *     a. two or more inequalities and `spark.rangejoin.iejoin.enabled`:
- *        [[rangejoin.execution.KeyGroupIEJoinExec]]. An open end's candidate
- *        ([[rangejoin.condition.OpenEnds]]) does not count: a type-2 dimension holds a few
- *        versions per key, where Spark's hash join with the condition as a filter was measured
- *        faster (`make bench` scd2: 5.8 s against 14.0 s);
- *     a. otherwise: Spark.
- *  1. One inequality and nothing else in a semi, anti or existence join, and
- *     `spark.rangejoin.piecewiseMergeJoin.enabled`: [[rangejoin.execution.BoundFilterJoinExec]],
- *     a filter against the other side's min or max key with no shuffle.
- *  1. An input with a `BROADCAST` hint, or else one Spark would broadcast
- *     (`spark.sql.autoBroadcastJoinThreshold`) that is estimated at most
- *     `spark.rangejoin.broadcast.ratioAboveRows` rows or holds at most
- *     `spark.rangejoin.broadcast.maxRowsRatio` times the other input's rows
- *     (or reads only cached data, or is joined with a stream), that the join type does not
- *     preserve, leading keys of fixed-width types, and
- *     `spark.rangejoin.broadcast.enabled`: [[rangejoin.execution.BroadcastRangeJoinExec]], the
- *     other input streamed against a sorted index of it; an input that reads only cached data
- *     is broadcast by a [[rangejoin.execution.broadcast.StableBroadcastExchangeExec]], which
- *     later runs over the same cache reuse.
- *  1. Two or more inequalities and `spark.rangejoin.iejoin.enabled`:
- *     [[rangejoin.execution.IEJoinExec]]. Each side estimated at
- *     `spark.rangejoin.rangePartitionMinRows` rows or more is range-partitioned on the first
- *     inequality's key, unless the default parallelism is at most
- *     `spark.rangejoin.coalesce.maxParallelism` and each task's share of the side a small
- *     fraction of its memory (`spark.rangejoin.coalesce.maxMemoryFraction`); a side not range-partitioned is not shuffled.
- *  1. Exactly one inequality and `spark.rangejoin.piecewiseMergeJoin.enabled`:
- *     [[rangejoin.execution.PiecewiseMergeJoinExec]] over sorted blocks, its inputs prepared as
- *     above. Both block joins are planned under a [[rangejoin.execution.BlockJoinOutputExec]],
- *     through which the generated code above reads their output.
+ *  1. No condition; a join strategy hint from the user other than `BROADCAST`, or a `BROADCAST`
+ *     hint the broadcast range join cannot honour (with equality keys, or only on inputs the
+ *     join type preserves); a join type other than inner, cross, outer, left semi, left anti or
+ *     existence; or a condition with neither an inequality (candidate inequalities included)
+ *     nor an equality key: Spark.
+ *  1. Few candidate pairs by Spark's estimates: without equality keys, at most
+ *     `spark.rangejoin.minCandidatePairs` pairs or a smaller input of at most
+ *     `spark.rangejoin.minSmallSideRows` rows; with them, at most
+ *     `spark.rangejoin.keyed.minCandidatePairs` pairs sharing a key, where Spark's statistics
+ *     have distinct counts for the keys: Spark. Under adaptive execution the ladder runs again
+ *     on the inputs' runtime row counts.
+ *  1. Equality keys: Spark for a null-safe equality, a key type the operators cannot sort, or
+ *     no inequality; [[rangejoin.execution.SlidingWindowJoinExec]] for a window on one column
+ *     pair; [[rangejoin.execution.KeyGroupIEJoinExec]] for two or more inequalities, not
+ *     counting an open end's candidate ([[rangejoin.condition.OpenEnds]]: a type-2 dimension
+ *     holds few versions per key, which Spark's hash join with the condition as a filter
+ *     answers faster, as the suite's scd2 workload shows, docs/benchmarks/suite.md); otherwise
+ *     Spark.
+ *  1. One inequality and nothing else in a semi, anti or existence join:
+ *     [[rangejoin.execution.BoundFilterJoinExec]].
+ *  1. An input the join type does not preserve, hinted `BROADCAST` or worth broadcasting
+ *     ([[worthBroadcasting]]), with leading keys of fixed-width types:
+ *     [[rangejoin.execution.BroadcastRangeJoinExec]].
+ *  1. Two or more inequalities: [[rangejoin.execution.IEJoinExec]].
+ *  1. Exactly one inequality: [[rangejoin.execution.PiecewiseMergeJoinExec]].
  *  1. Otherwise: Spark.
  *
- * Before the ladder, the inequalities are ordered so that the two that prune best come first
- * ([[DrivingInequalities]]): the operators drive with the first two.
+ * An operator's rung applies only while its switch is on (`spark.rangejoin.*.enabled`). The two
+ * block joins are planned under a [[rangejoin.execution.BlockJoinOutputExec]], their inputs
+ * range-partitioned or coalesced as [[BlockInputPlanning]] decides.
  *
- * Each decline is logged at debug level with its reason.
+ * Once the condition is analysed, its inequalities are ordered so that the two that prune best
+ * come first ([[DrivingInequalities]]): the operators drive with the first two.
+ *
+ * Each decline is logged with its reason: at WARN for a join that compares by order when
+ * `spark.rangejoin.explainDeclines.enabled`, else at DEBUG.
  */
 case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with Logging {
 
@@ -364,15 +343,11 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
    * reads only cached data (a kept broadcast serves later runs, [[StableBroadcasts]]), or the join
    * is a micro-batch of a stream.
    *
-   * Broadcasting sorts the whole input on the driver, one core, where the block join sorts both
-   * inputs in parallel tasks; it pays when the broadcast input is much the smaller. Measured
-   * (band joins `b.v BETWEEN s.v - w AND s.v + w` on doubles, about one match per row, 1M rows
-   * against a smaller side, `local[2]`, warm, best of 3): broadcast against block join 0.214 s /
-   * 0.315 s at 30K rows, 0.218 s / 0.297 s at 250K, 0.273 s / 0.283 s at 500K, 0.58 s / 0.40 s at
-   * 1M. Two inputs of N rows each (`broadcast_or_block.py`, warm, best of 10), broadcast against
-   * block join: the anomaly self-join 0.097 s / 0.072 s at 10K and 0.074 s / 0.078 s at 100K; a
-   * band join with 1% of pairs matching 0.095 s / 0.097 s at 10K and 0.625 s / 0.616 s at 100K.
-   * Below `ratioAboveRows` an input is broadcast whatever the ratio.
+   * Broadcasting sorts the whole input on the driver, in one thread, where the block join sorts
+   * both inputs in parallel tasks; it pays when the broadcast input is much the smaller. Below
+   * `ratioAboveRows` an input is broadcast whatever the ratio: at that size either way costs
+   * little. Both defaults come from the broadcast-or-block benchmark of `make bench-defaults`
+   * (docs/benchmarks/defaults.md).
    */
   private def worthBroadcasting(join: Join, side: BuildSide, conf: SQLConf): Boolean = {
     val (build, other) = if (side == BuildLeft) (join.left, join.right) else (join.right, join.left)

@@ -44,7 +44,7 @@ class PlanSelectionSuite extends RangeJoinTestBase {
     )
     notAccelerated.foreach(checkOperator(_, None))
     // Nothing to index: no inequality of a left and a right expression, whichever operator is on
-    // (the broadcast join used to take such a join with no index and fail).
+    // (the broadcast join, which needs an index, must not take such a join either).
     val noInequality = Seq(
       "SELECT p.id, q.id FROM p JOIN q ON p.a * q.a < 10",
       "SELECT p.id, q.id FROM p JOIN q ON p.a < q.a OR p.b > q.b",
@@ -437,7 +437,8 @@ class PlanSelectionSuite extends RangeJoinTestBase {
 
   test("hints that adaptive execution adds when it re-plans do not turn the operator off") {
     // One key value: 1 of 8 shuffle partitions is non-empty, so adaptive execution re-plans the
-    // join with a NO_BROADCAST_HASH hint (spark.sql.adaptive.nonEmptyPartitionRatioForBroadcastJoin).
+    // join with a NO_BROADCAST_HASH hint
+    // (spark.sql.adaptive.nonEmptyPartitionRatioForBroadcastJoin).
     spark.range(
       0,
       300

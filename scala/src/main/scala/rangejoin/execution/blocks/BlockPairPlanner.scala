@@ -10,10 +10,9 @@ object BlockPairPlanner {
 
   /**
    * The least work, in blocks of `blockRows` rows read over a task's block pairs, worth a task of
-   * its own: a task costs a few milliseconds to launch, and the local join reads a row in about
-   * 20 ns, so eight full blocks (262,144 rows at the default `blockRows`) take about as long.
-   * Measured on the anomaly self-join of 100K rows (`local[2]`, warm): its 10 block pairs took
-   * 18-19 ms of task time and 23 ms of stage wall time as 4 tasks, 14-16 ms and 19-20 ms as 2.
+   * its own: the local join reads eight full blocks (262,144 rows at the default `blockRows`) in
+   * about the time it takes to launch a task, so a task given less work spends more on its
+   * launch than running in parallel saves.
    */
   val MinTaskBlocks: Int = 8
 
@@ -23,10 +22,9 @@ object BlockPairPlanner {
    * `1 / (2 * parallelism)` share of the total, and at least `minTaskWork` rows or a
    * `1 / parallelism` share, whichever is less, so that small blocks do not each pay a task's
    * overhead while every core still has a task (a small join may have a large output). Two
-   * tasks per core rather than more: the anomaly self-join of 1M rows (`local[2]`, warm, median
-   * of 16 runs) ran its 94 block pairs in 0.087-0.089 s of stage wall time as 4 tasks and
-   * 0.096-0.107 s as 8; as 2 tasks in 0.078 s, but one task per core leaves a task with much
-   * output alone on its core.
+   * tasks per core: more add launch overhead without spreading the work any better, and one
+   * task per core, though cheapest when the work is even, leaves a task with much output alone
+   * on its core.
    *
    * @param stream the statistics of each partition's blocks, in partition order
    * @param keepUnpaired keep stream blocks that have no partner (their rows are output unmatched)

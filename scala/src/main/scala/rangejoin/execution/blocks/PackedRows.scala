@@ -51,8 +51,8 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
    * All these rows in `order` (a permutation of `0 until size`), packed anew into arrays that
    * are allocated from `budget`. Many rows go through a [[chunked]] copy first: each of the two
    * copies then reads or writes memory nearly in sequence, where one gather in `order` misses
-   * the cache on almost every row (a million rows of 16 bytes: 150-200 ms gathered at once,
-   * 60-110 ms through the chunked copy).
+   * the cache on almost every row once the rows outgrow the cache, and so costs more than the
+   * two copies.
    */
   def permuted(order: Array[Int], budget: HeapBudget): PackedRows =
     if (size <= 4 * PackedRows.ChunkRows) select(order, 0, size, budget)

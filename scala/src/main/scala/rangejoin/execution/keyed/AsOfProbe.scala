@@ -11,9 +11,9 @@ import rangejoin.local.GroupedOrder
  * Streams an as-of join's left rows through an [[AsOfIndex]], a batch at a time: each batch of
  * up to [[AsOfProbe.BatchRows]] rows is copied, put in the index's order (by key group, then
  * as-of code: [[rangejoin.local.GroupedOrder]]) and searched in that order, so that successive
- * searches read neighbouring codes and rows of the index instead of jumping across it (a million
- * indexed quotes searched in arrival order: about a cache miss per step). Output rows come out
- * in that order, which Spark does not promise for a join anyway.
+ * searches read neighbouring codes and rows of the index instead of jumping across it (an index
+ * larger than the cache, searched in arrival order, misses the cache at about every step).
+ * Output rows come out in that order, which Spark does not promise for a join anyway.
  *
  * @param keyOf the left rows' equality keys
  * @param asOf the left rows' as-of value

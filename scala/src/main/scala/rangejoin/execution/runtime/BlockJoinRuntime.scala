@@ -44,9 +44,10 @@ final class BlockJoinRuntime(
     new StreamBuildRows(pass, residual, columns, projected)
 
   // Pairs come from the scanner in timed batches: the clock is read twice a batch, not twice a
-  // pair (30 ns a read here, as much as a pair's other work). Joins that skip a matched stream
-  // row's remaining pairs take one pair at a time, so that the skip reaches the scanner before
-  // its next pair. One batch per task: a key-grouped join calls `join` for every small group.
+  // pair (a clock read costs about as much as the rest of a pair's work). Joins that skip a
+  // matched stream row's remaining pairs take one pair at a time, so that the skip reaches the
+  // scanner before its next pair. One batch per task: a key-grouped join calls `join` for every
+  // small group.
   @transient private lazy val pairBatch = {
     val size = if (emit.pairs) BlockJoinRuntime.PairBatch else 1
     (new Array[Int](size), new Array[Int](size))
@@ -67,8 +68,8 @@ final class BlockJoinRuntime(
   /**
    * The output of [[join]] as one iterator over all blocks, not one per block pair concatenated:
    * the generated code above calls `hasNext` and `next` once per output row, and each layer of
-   * iterators between it and the scanner cost a call per row (a dense band join of 1e8 pairs
-   * spent 13-15% of its samples in Scala's flatMap and concatenation iterators).
+   * iterators between it and the scanner costs a call per row, which a dense band join, with
+   * many output rows per stream row, pays on every pair.
    */
   private final class OutputRows(streams: Iterator[(Block, Iterator[Block])])
       extends Iterator[InternalRow] {
