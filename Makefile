@@ -156,37 +156,44 @@ fuzz: $(SBT_LAUNCHER) build
 	RANGEJOIN_FUZZ_QUERIES=$(FUZZ_QUERIES) RANGEJOIN_FUZZ_FIRST_SEED=$(FUZZ_FIRST_SEED) \
 	  $(SBT) "testOnly rangejoin.DifferentialSuite rangejoin.BroadcastRangeJoinSuite"
 
+## Every bench target writes its page of the documentation, docs/benchmarks/<name>.md, whole: a
+## header with the date, the machine, the versions, the commit and the command, then its tables.
+
 ## bench: the benchmark suite at SCALE (rows x SCALE): every workload on vanilla Spark (capped at
-## BENCH_CAP seconds), spark-rangejoin and DuckDB, answers checked; then the "never slower" grid
-## (bench-grid). Writes benchmarks/results/suite.md, suite.csv, scaling.png and never_slower.md.
+## BENCH_CAP seconds), spark-rangejoin and DuckDB, answers checked; the README's headline from its
+## anomaly row; then the "never slower" grid (bench-grid). Writes docs/benchmarks/suite.md,
+## suite.csv and scaling.png.
 SCALE     ?= 1
 BENCH_CAP ?= 30
 bench: build
 	cd benchmarks && ../$(PY) suite.py --scale $(SCALE) --cap $(BENCH_CAP)
+	$(PY) benchmarks/headline.py README.md
 	$(MAKE) bench-grid
 
 ## bench-defaults: the crossovers behind the defaults of spark.rangejoin.minCandidatePairs,
-## spark.rangejoin.keyed.minCandidatePairs and spark.rangejoin.broadcast.ratioAboveRows.
+## minSmallSideRows, keyed.minCandidatePairs and broadcast.ratioAboveRows; writes
+## docs/benchmarks/defaults.md.
 bench-defaults: build
-	cd benchmarks && ../$(PY) tiny_side_benchmark.py && ../$(PY) keyed_crossover_benchmark.py \
-		&& ../$(PY) broadcast_or_block.py
+	cd benchmarks && ../$(PY) defaults.py
 
 ## bench-grid: the "never slower" grid, plugin on against off (GRID_BIG: rows of the big side);
-## writes benchmarks/results/never_slower.md.
+## writes docs/benchmarks/never_slower.md.
 GRID_BIG ?= 1000000,5000000
 bench-grid: build
 	cd benchmarks && ../$(PY) never_slower.py --big $(GRID_BIG)
 
-## bench-stream: one micro-batch of a stream-static range join (rate source against 1M static
-## ranges): the plugin off, on with the static side read each micro-batch, on with it cached.
+## bench-stream: micro-batches of a stream-static range join (rate source against 1M static
+## ranges): the plugin off, on with the static side read each micro-batch, on with it cached;
+## writes docs/benchmarks/stream.md.
 bench-stream: build
 	cd benchmarks && ../$(PY) stream_static_benchmark.py
 
-## bench-scale: 20M x 20M band joins (a hot value, a hot equality key) in a 2 GiB driver, checked by an
-## equi-join; SCALE_MASTER=local-cluster[2,1,1024] runs them on two 1 GiB executor JVMs.
-SCALE_MASTER ?= local[2]
+## bench-scale: 20M x 20M band joins (a hot value, a hot equality key) in a 2 GiB driver, checked
+## by an equi-join, on each master of SCALE_MASTERS (local-cluster[2,1,1024]: two 1 GiB executor
+## JVMs); writes docs/benchmarks/scale.md.
+SCALE_MASTERS ?= local[2]
 bench-scale: build
-	cd benchmarks && ../$(PY) scale_benchmark.py --master "$(SCALE_MASTER)"
+	cd benchmarks && ../$(PY) scale_benchmark.py $(foreach m,$(SCALE_MASTERS),--master "$(m)")
 
 # One scalafmt run sees every source: build.sbt hands it the shim folders of every Spark line.
 PY_DIRS := python tests benchmarks dev
@@ -205,7 +212,7 @@ lint: $(SBT_LAUNCHER) $(STAMP_PY)
 ## docs: the documentation site, built with mkdocs --strict into target/site (a broken link, a
 ## missing page or a stale generated page fails).
 docs: $(STAMP_PY)
-	$(VENV)/bin/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 ## config-docs: docs/configuration.md, generated from RangeJoinConf.
 config-docs: $(SBT_LAUNCHER) $(STAMP_PY)

@@ -1,6 +1,7 @@
 """Shared pieces of the demo and benchmarks: data, sessions, timing and DuckDB."""
 
 import os
+import re
 import statistics
 import time
 from pathlib import Path
@@ -241,8 +242,8 @@ def wait_until_no_task_runs(spark: SparkSession, timeout_s: float = 900.0) -> fl
     """Waits until no task runs in `spark`'s executors; returns the seconds it waited.
 
     A cancelled job's tasks run on until they next check whether they were killed: a vanilla
-    nested loop join over a million-row broadcast kept both cores busy about 35 s after its
-    cancel, and DuckDB timed meanwhile took twice as long. Call this after a cancel.
+    nested loop join over a large broadcast can keep every core busy for many seconds after its
+    cancel, and whatever is timed meanwhile is slowed. Call this after a cancel.
     """
     tracker = spark.sparkContext._jsc.sc().statusTracker()
     start = time.perf_counter()
@@ -275,7 +276,8 @@ def join_line(plan: str) -> str:
     BlockJoinOutput, which hands a block join's rows to the generated code above it, is passed
     over for the join below it.
     """
-    nodes = (line.strip(" :+-*") for line in plan.splitlines())
+    # A tree line: its indent and branches, then a whole-stage codegen id as in "*(3) ".
+    nodes = (re.sub(r"^[\s:+\-*]*(\(\d+\)\s+)?", "", line) for line in plan.splitlines())
     return next((n for n in nodes if "Join" in n and not n.startswith("BlockJoinOutput")), "")
 
 
@@ -312,8 +314,21 @@ def group_stages(spark: SparkSession, job_group: str) -> list:
     return stages
 
 
+def stage_nodes(spark: SparkSession, stage_id: int) -> str:
+    """What a stage ran: the plan nodes whose RDDs it computed, as the Spark UI's stage graph
+    groups them, and whether it read cached blocks."""
+    store = spark.sparkContext._jsc.sc().statusStore()
+    graph = store.operationGraphForStage(stage_id).rootCluster()
+    clusters = graph.childClusters()
+    nodes = [clusters.apply(i).name().strip() for i in range(clusters.size())]
+    if graph.getCachedNodes().size():
+        nodes.append("caches or reads sorted blocks")
+    return ", ".join(nodes)
+
+
 def stage_task_times(spark: SparkSession, job_group: str) -> list:
-    """(stage id, task count, median ms, slowest ms) of every stage run by `job_group`'s jobs."""
+    """(stage id, what it ran, task count, median ms, slowest ms) of every stage run by
+    `job_group`'s jobs."""
     store = spark.sparkContext._jsc.sc().statusStore()
     stages = []
     for stage_id, attempt in group_stages(spark, job_group):
@@ -325,7 +340,8 @@ def stage_task_times(spark: SparkSession, job_group: str) -> list:
         ]
         if durations:
             median = statistics.median(durations)
-            stages.append((stage_id, len(durations), median, max(durations)))
+            name = stage_nodes(spark, stage_id)
+            stages.append((stage_id, name, len(durations), median, max(durations)))
     return stages
 
 
@@ -345,15 +361,10 @@ def stage_profile(spark: SparkSession, job_group: str) -> list:
             continue
         start = data.submissionTime().get().getTime() / 1000
         end = data.completionTime().get().getTime() / 1000
-        graph = store.operationGraphForStage(stage_id).rootCluster()
-        clusters = graph.childClusters()
-        nodes = [clusters.apply(i).name().strip() for i in range(clusters.size())]
-        if graph.getCachedNodes().size():
-            nodes.append("caches or reads sorted blocks")
         profile.append(
             {
                 "stage": stage_id,
-                "name": ", ".join(nodes),
+                "name": stage_nodes(spark, stage_id),
                 "start": start,
                 "end": end,
                 "wall_s": end - start,
@@ -362,7 +373,3 @@ def stage_profile(spark: SparkSession, job_group: str) -> list:
             }
         )
     return profile
-
-
-def cpu_note() -> str:
-    return f"{os.cpu_count()} cores"

@@ -1,4 +1,5 @@
-"""The benchmark suite's outputs: a Markdown table, a CSV and a log-log chart of the scaling."""
+"""The benchmark suite's outputs: its results page (tables), a CSV and a log-log chart of the
+scaling."""
 
 import csv
 import math
@@ -9,6 +10,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 (the backend is chosen first)
+from results_page import write_page  # noqa: E402
 
 ENGINES = {"vanilla": "vanilla Spark", "plugin": "spark-rangejoin", "duckdb": "DuckDB"}
 STYLE = {"vanilla": ("tab:red", "s"), "plugin": ("tab:blue", "o"), "duckdb": ("tab:green", "^")}
@@ -98,12 +100,24 @@ def metric_text(name: str, value: int) -> str:
     return f"{name} {value:,}"
 
 
+CSV_COLUMNS = [
+    "table",
+    "workload",
+    "rows",
+    "engine",
+    "seconds",
+    "capped",
+    "cap_s",
+    "engine_over_plugin",
+]
+
+
 def write_csv(path: Path, rows: list) -> None:
+    """One line per (table or curve, workload, size, engine): its seconds (empty when capped),
+    the cap, and the engine's time over the plugin's (a lower bound when capped)."""
     with path.open("w", newline="") as out:
         writer = csv.writer(out)
-        writer.writerow(
-            ["table", "workload", "rows", "engine", "seconds", "capped", "engine_over_plugin"]
-        )
+        writer.writerow(CSV_COLUMNS)
         for kind, m in rows:
             for engine, seconds in m.seconds.items():
                 ratio = m.speedup(engine) if engine != "plugin" else 1.0
@@ -113,8 +127,9 @@ def write_csv(path: Path, rows: list) -> None:
                         m.workload,
                         m.rows,
                         engine,
-                        "" if seconds is None else f"{seconds:.4f}",
+                        "" if seconds is None else f"{seconds:.6f}",
                         seconds is None,
+                        f"{m.cap:g}",
                         f"{ratio:.3f}",
                     ]
                 )
@@ -164,18 +179,40 @@ def chart(path: Path, curves: dict) -> None:
     plt.close(fig)
 
 
-def write_reports(out: Path, table: list, curves: dict, setting: str) -> list:
-    """Writes suite.md, suite.csv and, when there are curves, scaling.png to `out`; returns their
-    paths."""
+def write_reports(
+    out: Path, table: list, curves: dict, intro: str, header: dict, workloads: str = ""
+) -> list:
+    """Writes the suite's page suite.md (`intro`, the `workloads` description, the table with
+    its profiles, the chart and its points), suite.csv and, when there are curves, scaling.png
+    to `out`; returns their paths. `header` is the page's header (see `measured_header`)."""
     out.mkdir(parents=True, exist_ok=True)
     md, csv_path, png = out / "suite.md", out / "suite.csv", out / "scaling.png"
     curve_rows = [m for runs in curves.values() for m in runs]
-    md.write_text(
-        f"Setting: {setting}.\n\n{markdown(table)}\n"
-        f"The scaling chart's points:\n\n{markdown(curve_rows)}"
-    )
+    body = [intro.strip(), ""]
+    if workloads:
+        body += ["## Workloads", "", workloads.strip(), ""]
+    body += ["## Results", "", markdown(table)]
+    if curves:
+        names = " and ".join(f"`{n}`" for n in curves)
+        body += [
+            "## Scaling",
+            "",
+            f"Time against rows per side, log-log, for {names}; the legend gives each engine's "
+            "slope over its three largest sizes that ran at least 0.5 s (1 is linear growth, 2 "
+            "quadratic), and an arrow marks a run stopped at the cap.",
+            "",
+            f"![Time against rows per side, log-log, for {names}](scaling.png)",
+            "",
+            "The chart's points:",
+            "",
+            markdown(curve_rows),
+        ]
+    body += [f"Every time on this page is in [suite.csv]({csv_path.name})."]
+    write_page(md, "The suite", "\n".join(body), header=header)
     write_csv(csv_path, [("table", m) for m in table] + [("curve", m) for m in curve_rows])
     if not curves:  # `--curves ""`: the table only
+        if png.exists():  # a chart of an earlier run would not match this page
+            png.unlink()
         return [md, csv_path]
     chart(png, curves)
     return [md, csv_path, png]

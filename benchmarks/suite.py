@@ -5,12 +5,12 @@ DuckDB, in one process on the same parquet files, with the answers checked again
 2. The scaling curves: the `--curves` workloads from 10^4 to `--max-rows` rows per side.
 
 Vanilla Spark and DuckDB stop at `--cap` seconds (`--curve-cap` in the curves) and are reported
-as "> cap"; a curve stops an engine after its first capped size. A run shorter than 10 s is
-the warm-up of three more, and the best of those is reported, so a fast query's time is that of
-a warm JVM.
+as "> cap"; a curve stops an engine after its first capped size. A run shorter than 30 s is
+followed by `--warmups` - 1 more untimed runs and three timed ones, and the best of those is
+reported, so a fast query's time is that of a warm JVM.
 Where the plugin is more than 3x slower than DuckDB in the table, the suite runs it once more and
 records where the time went: each Spark stage's wall time and the operator's metrics. It writes
-`suite.md`, `suite.csv` and `scaling.png` to `--out`.
+the results page `suite.md`, `suite.csv` and `scaling.png` to `--out` (docs/benchmarks/).
 """
 
 import argparse
@@ -21,10 +21,10 @@ from pathlib import Path
 
 import duckdb
 from report import ENGINES, Measurement, write_reports
+from results_page import DOCS_DIR, markdown_table, measured_header, words
 from workloads import BY_NAME, WORKLOADS, Workload
 
 from common import (
-    cpu_note,
     join_line,
     plan_metrics,
     spark_session,
@@ -104,8 +104,7 @@ class Engines:
 def timed(label: str, run, cancel, cap: float | None, warmups: int = 1):
     """(seconds, rows) of `run`, or (None, None) past `cap` seconds; a run under 30 s is the
     first of `warmups` warm-up runs before three more, and the best of those is taken (the first
-    run of a session pays for compiling Spark's code: scd2 took 11.7 s first and 6.4 s after,
-    plugin or not)."""
+    runs of a query pay for compiling Spark's code and the JIT, plugin or not)."""
     beat = Heartbeat(label)
     timer = threading.Timer(cap, cancel) if cap else None
     try:
@@ -210,6 +209,37 @@ class Suite:
         return points
 
 
+def intro(args, minutes: float, engines: tuple) -> str:
+    """The page's first paragraph: how the suite measured."""
+    ran = words([ENGINES[e] for e in ENGINES if e in engines])
+    extra = max(args.warmups, 1) - 1
+    warmups = f"it and {extra} more untimed runs were warm-ups" if extra else "it was a warm-up"
+    return (
+        f"Each workload ran on {ran}, in one process on the same parquet files "
+        "(`benchmarks/suite.py`; vanilla Spark is the same session with the plugin off, DuckDB "
+        f"runs with 2 threads). Vanilla Spark and DuckDB were stopped at {args.cap:g} s "
+        f'({args.curve_cap:g} s in the scaling curves) and show as "> cap"; after a stopped '
+        "run the suite waits until Spark's cancelled tasks have stopped before it times anything "
+        f"else. Where a first run took under 30 s, {warmups}, and the best of three more runs "
+        "is shown (a longer run is shown as it ran). Every answer that finished agreed with the "
+        f"plugin's. Rows are each workload's rows at scale 1 times {args.scale:g}. The operator "
+        "column is the plugin's join node in EXPLAIN: a Spark operator there means the plugin "
+        "left the join to Spark. "
+        "Where the plugin took more than 3x DuckDB's time, one more run of it is profiled: its "
+        f"Spark stages and the operator's metrics. The whole suite took {minutes:.1f} min."
+    )
+
+
+def workloads_table(names: list, curve_names: list, scale: float) -> str:
+    """The workloads that ran: their rows in the table ("-": only in the chart) and query."""
+    rows = [
+        (w.name, f"{max(int(w.rows * scale), 1):,}" if w.name in names else "-", w.title)
+        for w in WORKLOADS
+        if w.name in names or w.name in curve_names
+    ]
+    return markdown_table(["workload", "rows per side in the table>", "query"], rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every table's rows")
@@ -227,7 +257,7 @@ def main() -> None:
         "--warmups", type=int, default=1, help="untimed runs before the best of 3 (at least 1)"
     )
     parser.add_argument("--driver-memory", default="8g")
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
+    parser.add_argument("--out", default=str(DOCS_DIR), help="where the page, CSV and chart go")
     args = parser.parse_args()
 
     started = time.perf_counter()
@@ -235,17 +265,22 @@ def main() -> None:
     names = args.only.split(",") if args.only else [w.name for w in WORKLOADS]
     engines = tuple({"plugin", *args.engines.split(",")})
     table = [suite.measure(n, max(int(BY_NAME[n].rows * args.scale), 1), engines) for n in names]
-    curves = {n: suite.curve(n, args.max_rows) for n in args.curves.split(",") if n}
+    curve_names = [n for n in args.curves.split(",") if n]
+    curves = {n: suite.curve(n, args.max_rows) for n in curve_names}
     minutes = (time.perf_counter() - started) / 60
-    setting = (
-        f"{cpu_note()}, Spark {suite.engines.spark.version} local[2], DuckDB "
-        f"{duckdb.__version__} (2 threads), cap {args.cap:.0f} s (curves {args.curve_cap:.0f} s), "
-        f"scale {args.scale:g}; "
-        f"whole suite {minutes:.1f} min"
+    spark = suite.engines.spark
+    duck = duckdb.__version__ if "duckdb" in engines else None
+    header = measured_header(spark, duck, "2 threads")
+    paths = write_reports(
+        Path(args.out),
+        table,
+        curves,
+        intro(args, minutes, engines),
+        header,
+        workloads_table(names, curve_names, args.scale),
     )
-    paths = write_reports(Path(args.out), table, curves, setting)
     print(f"wrote {', '.join(str(p) for p in paths)} ({minutes:.1f} min)")
-    suite.engines.spark.stop()
+    spark.stop()
 
 
 if __name__ == "__main__":

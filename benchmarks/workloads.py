@@ -95,12 +95,12 @@ def facts_and_versions(spark: SparkSession, rows: int) -> dict:
     """SCD type 2: `rows` facts over ten years (3,653 days) and a dimension of rows / 10
     versions, 5 per key on average (rows / 50 keys).
 
-    `rows` is the facts side, as the larger side is in `tpch` and `point_in_period`, so scale 1
-    is the issue's size, 10M facts x 1M versions, as `point_in_period_year` runs 10M periods at
-    scale 1. Unlike `keyed_window` and `keyed_overlap` (5 keys, kept at 100K rows for vanilla
-    Spark's sake), the equality key leaves only about 5 candidate versions per fact, 5e7 pairs
-    for vanilla Spark's equi-join to filter. About a fifth of the facts fall before their key's
-    first version (or have a key with no version) and match none.
+    `rows` is the facts side, as the larger side is in `tpch` and `point_in_period`: at scale 1,
+    10M facts x 1M versions, as `point_in_period_year` runs 10M periods. Unlike `keyed_window`
+    and `keyed_overlap` (5 keys, kept at 100K rows for vanilla Spark's sake), the equality key
+    leaves only about 5 candidate versions per fact, 5e7 pairs for vanilla Spark's equi-join to
+    filter. About a fifth of the facts fall before their key's first version (or have a key with
+    no version) and match none.
     """
     dim = max(rows // 10, 1)
     keys = max(dim // 5, 1)

@@ -1,6 +1,10 @@
 """Why a join was or was not accelerated, asked from Python."""
 
+from py4j.java_gateway import JavaClass
 from pyspark.sql import DataFrame
+
+from rangejoin._jar import JarNotFoundError
+from rangejoin._session import missing_jar_message
 
 
 def explain_joins(df: DataFrame) -> list[str]:
@@ -9,6 +13,7 @@ def explain_joins(df: DataFrame) -> list[str]:
 
     Classic sessions only: a Spark Connect client has no JVM to ask. There, set
     spark.rangejoin.explainDeclines.enabled=true and read the same reasons in the server's log.
+    Raises JarNotFoundError, saying how to add it, when the session's JVM has no rangejoin jar.
     """
     jvm = getattr(df.sparkSession, "_jvm", None)
     if jvm is None:
@@ -16,4 +21,7 @@ def explain_joins(df: DataFrame) -> list[str]:
             "explain_joins() needs a classic session; on Spark Connect set "
             "spark.rangejoin.explainDeclines.enabled=true and read the server's log"
         )
-    return list(jvm.rangejoin.planning.Declines.explain(df._jdf.queryExecution()))
+    declines = jvm.rangejoin.planning.Declines
+    if not isinstance(declines, JavaClass):  # py4j's answer for a class it cannot load
+        raise JarNotFoundError(missing_jar_message(df.sparkSession))
+    return list(declines.explain(df._jdf.queryExecution()))

@@ -14,7 +14,8 @@ from typing import NamedTuple
 
 
 class JarNotFoundError(RuntimeError):
-    """No rangejoin jar is inside the installed package."""
+    """A rangejoin jar is missing: none is inside the installed package, or the JVM of a session
+    has none on its classpath (the extension is named but its classes cannot be loaded)."""
 
 
 class SparkVersionMismatchError(RuntimeError):
@@ -22,7 +23,11 @@ class SparkVersionMismatchError(RuntimeError):
 
 
 _REBUILD_HINT = "Run `make build` in the spark-rangejoin checkout to build and bundle it."
-_JAR_NAME = re.compile(r"rangejoin-spark(?P<spark>\d+\.\d+\.\d+)_(?P<scala>\d+\.\d+)-.+\.jar")
+# setup.py reads this pattern from this file alone (to take the package's version from the jars):
+# this module imports only the standard library.
+_JAR_NAME = re.compile(
+    r"rangejoin-spark(?P<spark>\d+\.\d+\.\d+)_(?P<scala>\d+\.\d+)-(?P<version>.+)\.jar"
+)
 
 
 class BundledJar(NamedTuple):

@@ -2,6 +2,7 @@
 
 import os
 import re
+import warnings
 from pathlib import Path
 
 import pyspark
@@ -127,19 +128,79 @@ def session(master: str = "local[*]", app_name: str = "rangejoin", **conf: str) 
     return configure(builder).getOrCreate()
 
 
+def _extension_named(spark: SparkSession) -> bool:
+    """Whether spark.sql.extensions names the plugin's extension in `spark`."""
+    try:
+        named = spark.conf.get("spark.sql.extensions", "") or ""
+    except Exception:  # a setting the session cannot read is not one that names it
+        return False
+    return EXTENSION_CLASS in [item.strip() for item in named.split(",")]
+
+
+def _jvm_has_jar(spark: SparkSession) -> bool | None:
+    """Whether the JVM of classic session `spark` can load the plugin's classes; None for a
+    Spark Connect session, whose JVM is the server's."""
+    jvm = getattr(spark, "_jvm", None)
+    if jvm is None:
+        return None
+    return bool(jvm.org.apache.spark.util.Utils.classIsLoadable(EXTENSION_CLASS))
+
+
+def missing_jar_message(spark: SparkSession) -> str:
+    """Says that `spark`'s JVM has no rangejoin jar, and how to give it one."""
+    if getattr(spark, "_jvm", None) is None:
+        where = "The Spark Connect server of this session has no rangejoin jar on its classpath"
+        fix = (
+            "Restart the server with the jar: start-connect-server.sh --jars <jar> "
+            f"--conf spark.sql.extensions={EXTENSION_CLASS}"
+        )
+    else:
+        where = "The JVM of this Spark session has no rangejoin jar on its classpath"
+        fix = (
+            "Start the session with the jar in spark.jars: "
+            "rangejoin.configure(SparkSession.builder...).getOrCreate() and rangejoin.session() "
+            "set spark.jars and spark.sql.extensions; with spark-submit or pyspark, pass "
+            "--jars <jar>. A running JVM takes no new jar, so restart the Python process (the "
+            "notebook kernel) first"
+        )
+    if _extension_named(spark):
+        where += f", so Spark ignored {EXTENSION_CLASS} in spark.sql.extensions"
+    try:
+        jar = f" The jar for this PySpark is {jar_path()}."
+    except RuntimeError:  # no bundled jar serves this PySpark: that error says why elsewhere
+        jar = ""
+    return f"{where}. {fix}.{jar}"
+
+
 def is_installed(spark: SparkSession) -> bool:
     """Whether the plugin's extension is installed in `spark` (its jar on the classpath and its
     class in spark.sql.extensions), asked through SQL so that it works on classic and Spark
-    Connect sessions alike."""
+    Connect sessions alike.
+
+    False when either is missing. When spark.sql.extensions names the extension but the session's
+    JVM has no rangejoin jar (Spark then ignores the extension), it also warns, with a
+    RuntimeWarning that says so and how to add the jar.
+    """
+    return _installed(spark)
+
+
+def _installed(spark: SparkSession) -> bool:
+    """is_installed(spark), for is_installed and is_active: its warning names their caller."""
     try:
         spark.sql(f"SELECT {VERSION_FUNCTION}()").collect()
     except AnalysisException:
+        if _extension_named(spark) and not _jvm_has_jar(spark):
+            warnings.warn(missing_jar_message(spark), RuntimeWarning, stacklevel=3)
         return False
     return True
 
 
 def is_active(spark: SparkSession) -> bool:
     """Whether the plugin plans `spark`'s joins: it is installed (is_installed) and
-    spark.rangejoin.enabled is not false. Works on classic and Spark Connect sessions."""
+    spark.rangejoin.enabled is not false. Works on classic and Spark Connect sessions.
+
+    False when the extension is named but the session's JVM has no rangejoin jar, with a
+    RuntimeWarning saying so (see is_installed).
+    """
     enabled = spark.conf.get("spark.rangejoin.enabled", "true").strip().lower() != "false"
-    return enabled and is_installed(spark)
+    return enabled and _installed(spark)

@@ -106,3 +106,34 @@ def test_configure_again_after_stopping_a_session_with_the_plugin():
         "print('ACTIVE:', rangejoin.is_active(second))\n"
     )
     assert "ACTIVE: True" in result.stdout, result.stderr[-3000:]
+
+
+def test_a_session_with_the_extension_but_without_the_jar_says_the_jar_is_missing():
+    result = _run(
+        "import warnings\n"
+        "import rangejoin\n"
+        "from pyspark.sql import SparkSession\n"
+        "spark = (SparkSession.builder.master('local[1]').config('spark.ui.enabled', 'false')\n"
+        "         .config('spark.sql.extensions', rangejoin.EXTENSION_CLASS).getOrCreate())\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    print('ACTIVE:', rangejoin.is_active(spark))\n"
+        "print('WARNED:', ' '.join(str(w.message) for w in caught))\n"
+        "a = spark.range(100).withColumnRenamed('id', 'x')\n"
+        "b = spark.range(100).withColumnRenamed('id', 'y')\n"
+        "try:\n"
+        "    rangejoin.explain_joins(a.join(b, a.x < b.y))\n"
+        "except rangejoin.JarNotFoundError as error:\n"
+        "    print('RAISED:', error)\n"
+    )
+    lines = dict(line.split(": ", 1) for line in result.stdout.splitlines() if ": " in line)
+    assert lines.get("ACTIVE") == "False", result.stderr[-3000:]
+    missing = (
+        "The JVM of this Spark session has no rangejoin jar on its classpath, so Spark ignored "
+        f"{rangejoin.EXTENSION_CLASS} in spark.sql.extensions."
+    )
+    assert lines["WARNED"].startswith(missing), lines["WARNED"]
+    assert "RAISED" in lines, result.stdout + result.stderr[-3000:]
+    assert lines["RAISED"].startswith(missing)
+    for advice in ("spark.jars", "rangejoin.configure(", "--jars", rangejoin.jar_path()):
+        assert advice in lines["RAISED"], lines["RAISED"]

@@ -1,9 +1,15 @@
-"""The Python helpers: configure() keeps the user's settings and errors say what to do."""
+"""The Python helpers and the package build: configure() keeps the user's settings, errors say
+what to do, and the build takes its version from the bundled jars."""
 
+import importlib.util
+import re
+import warnings
 from pathlib import Path
+from types import SimpleNamespace
 
 import pyspark
 import pytest
+from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 
 import rangejoin
@@ -142,7 +148,112 @@ def test_without_spark_defaults_only_the_plugin_is_added(tmp_path, monkeypatch):
     assert options["spark.sql.extensions"] == rangejoin.EXTENSION_CLASS
 
 
-def test_the_package_has_a_version_and_type_information():
-    pyproject = Path(__file__).resolve().parents[2] / "python" / "pyproject.toml"
-    assert f'version = "{rangejoin.__version__}"' in pyproject.read_text()
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _written_version() -> str:
+    """VERSION of versions.properties, where the project's version is written once."""
+    text = (REPO / "versions.properties").read_text()
+    (version,) = re.findall(r"^VERSION=(\S+)$", text, re.MULTILINE)
+    return version
+
+
+def _setup_module():
+    """python/setup.py as a module (it calls setup() only when run as a script)."""
+    spec = importlib.util.spec_from_file_location("rangejoin_setup", REPO / "python" / "setup.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_package_has_the_version_of_versions_properties_and_type_information():
+    assert rangejoin.__version__ == _written_version()
+    pyproject = (REPO / "python" / "pyproject.toml").read_text()
+    assert re.search(r"^dynamic = \[.*\"version\"", pyproject, re.MULTILINE)
+    assert not re.search(r"^version\s*=", pyproject, re.MULTILINE)  # written once, elsewhere
     assert (Path(rangejoin.__file__).parent / "py.typed").is_file()
+
+
+def test_the_build_takes_its_version_from_the_bundled_jars(tmp_path):
+    setup = _setup_module()
+    assert setup.bundled_version(setup.JAR_DIR, REPO / "versions.properties") == _written_version()
+    for build in ("3.5.8_2.12", "4.2.0_2.13"):
+        (tmp_path / f"rangejoin-spark{build}-1.2.3.jar").write_bytes(b"")
+    assert setup.bundled_version(tmp_path) == "1.2.3"
+    properties = tmp_path / "versions.properties"
+    properties.write_text("# the versions\nVERSION=1.2.3\nDEFAULT_BUILD=4.2.0_2.13\n")
+    assert setup.bundled_version(tmp_path, properties) == "1.2.3"
+
+
+def test_the_build_fails_on_jars_of_different_versions_stale_jars_or_none(tmp_path):
+    setup = _setup_module()
+    with pytest.raises(SystemExit, match="rangejoin needs its jars in rangejoin/jars"):
+        setup.bundled_version(tmp_path)
+    (tmp_path / "rangejoin-spark4.2.0_2.13-1.2.3.jar").write_bytes(b"")
+    properties = tmp_path / "versions.properties"
+    properties.write_text("VERSION=1.3.0\n")
+    with pytest.raises(SystemExit, match="are version 1.2.3, but .* says 1.3.0: they are stale"):
+        setup.bundled_version(tmp_path, properties)
+    (tmp_path / "rangejoin-spark3.5.8_2.12-1.3.0.jar").write_bytes(b"")
+    with pytest.raises(SystemExit) as error:
+        setup.bundled_version(tmp_path)
+    assert "carry different versions (rangejoin-spark3.5.8_2.12-1.3.0.jar, " in str(error.value)
+    assert "they must agree" in str(error.value)
+
+
+def test_the_license_is_declared_in_the_form_the_setuptools_supports(monkeypatch):
+    import setuptools
+
+    setup = _setup_module()
+    monkeypatch.setattr(setuptools, "__version__", "65.5.0")
+    old = setup.license_metadata()
+    assert old["license"] == "Apache-2.0" and old["license_files"] == ["LICENSE"]
+    assert old["classifiers"] == ["License :: OSI Approved :: Apache Software License"]
+    monkeypatch.setattr(setuptools, "__version__", "80.9.0")
+    new = setup.license_metadata()
+    assert new["license_expression"] == "Apache-2.0" and "license" not in new
+    assert new["classifiers"] == []  # PEP 639 deprecates license classifiers
+
+
+class _FakeConf:
+    def __init__(self, settings: dict):
+        self.settings = settings
+
+    def get(self, key, default=None):
+        return self.settings.get(key, default)
+
+
+class _FakeSession:
+    """A classic session whose JVM cannot load the plugin's classes."""
+
+    def __init__(self, extensions: str):
+        self.conf = _FakeConf({"spark.sql.extensions": extensions})
+        loadable = SimpleNamespace(classIsLoadable=lambda name: False)
+        utils = SimpleNamespace(util=SimpleNamespace(Utils=loadable))
+        self._jvm = SimpleNamespace(
+            org=SimpleNamespace(apache=SimpleNamespace(spark=utils)),
+            # py4j gives a JavaPackage, not a JavaClass, for a class it cannot load
+            rangejoin=SimpleNamespace(planning=SimpleNamespace(Declines=object())),
+        )
+
+    def sql(self, query):
+        raise AnalysisException(message="[UNRESOLVED_ROUTINE] rangejoin_version")
+
+
+def test_explain_joins_without_the_jar_in_the_jvm_says_so():
+    session = _FakeSession("com.example.Other,rangejoin.RangeJoinExtensions")
+    with pytest.raises(rangejoin.JarNotFoundError) as error:
+        rangejoin.explain_joins(SimpleNamespace(sparkSession=session))
+    message = str(error.value)
+    assert message.startswith("The JVM of this Spark session has no rangejoin jar on its classpath")
+    assert "so Spark ignored rangejoin.RangeJoinExtensions in spark.sql.extensions" in message
+    assert "spark.jars" in message and "rangejoin.configure(" in message and "--jars" in message
+    assert rangejoin.jar_path() in message
+
+
+def test_is_active_without_the_jar_is_false_and_warns_when_the_extension_is_named():
+    with pytest.warns(RuntimeWarning, match="has no rangejoin jar on its classpath"):
+        assert rangejoin.is_active(_FakeSession("rangejoin.RangeJoinExtensions")) is False
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a session that never asked for the plugin: no warning
+        assert rangejoin.is_installed(_FakeSession("")) is False
