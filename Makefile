@@ -117,7 +117,7 @@ demo: build
 ## in fresh virtualenvs, Spark Connect, every snippet of the README and the user guide).
 test: test-scala test-versions test-python
 
-## test-quick: the everyday loop, a few minutes: the Scala unit suites and a differential smoke
+## test-quick: the everyday loop: the Scala unit suites and a differential smoke
 ## on the default build, then the package tests (no Spark job).
 QUICK_SUITES  := rangejoin.local.* rangejoin.condition.* rangejoin.execution.* rangejoin.planning.* \
   rangejoin.DifferentialSuite rangejoin.LayeringSuite rangejoin.config.*

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pyspark
 import pytest
+from project_versions import builds
 
 import rangejoin
 
@@ -126,7 +127,11 @@ def test_a_build_without_the_jar_fails_saying_how_to_build_it(tmp_path):
     assert "make dist" in result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("pyspark_version", [pyspark.__version__, "3.5.8"])
+# The default line, and the Scala 2.12 build the wheel carries for pyspark 3.5.
+SCALA_212_RELEASE = next(release for release, scala in builds("WHEEL_BUILDS") if scala == "2.12")
+
+
+@pytest.mark.parametrize("pyspark_version", [pyspark.__version__, SCALA_212_RELEASE])
 def test_the_wheel_runs_a_range_join_in_a_fresh_virtualenv_with_only_pyspark(
     tmp_path, pyspark_version
 ):

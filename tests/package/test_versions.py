@@ -4,20 +4,7 @@ them must agree with that file."""
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def versions() -> dict[str, str]:
-    pairs = (
-        line.split("=", 1)
-        for line in (ROOT / "versions.properties").read_text().splitlines()
-        if line.strip() and not line.startswith("#")
-    )
-    return {key.strip(): value.strip() for key, value in pairs}
-
-
-def builds(key: str) -> list[tuple[str, str]]:
-    return [tuple(build.split("_")) for build in versions()[key].split()]
+from project_versions import ROOT, builds, versions
 
 
 def compatibility_rows(page: Path) -> list[list[str]]:
