@@ -109,8 +109,7 @@ object RangeJoinConf extends Logging {
   val PiecewiseMergeJoinEnabled: ConfEntry[Boolean] = booleanEntry(
     "spark.rangejoin.piecewiseMergeJoin.enabled",
     "Plan joins with exactly one inequality condition as PiecewiseMergeJoinExec (left semi, " +
-      "left anti and existence joins with no other condition: BoundFilterJoinExec). Replaces " +
-      "spark.rangejoin.pwmj.enabled, which is still read, with a warning.",
+      "left anti and existence joins with no other condition: BoundFilterJoinExec).",
     default = true
   ).copy(deprecatedKeys = Seq("spark.rangejoin.pwmj.enabled"))
 
@@ -118,8 +117,7 @@ object RangeJoinConf extends Logging {
     "spark.rangejoin.slidingWindowJoin.enabled",
     "Plan joins with equality keys plus a window on one column pair (a lower and an upper " +
       "bound, BETWEEN too) as SlidingWindowJoinExec. When false they take " +
-      "KeyGroupIEJoinExec, if spark.rangejoin.iejoin.enabled. Replaces " +
-      "spark.rangejoin.swhj.enabled, which is still read, with a warning.",
+      "KeyGroupIEJoinExec, if spark.rangejoin.iejoin.enabled.",
     default = true
   ).copy(deprecatedKeys = Seq("spark.rangejoin.swhj.enabled"))
 
@@ -141,8 +139,8 @@ object RangeJoinConf extends Logging {
       "input is a stream); otherwise both inputs are sorted in parallel tasks. A ratio of " +
       "estimated row counts. Broadcasting sorts the whole input on the driver, in one thread, " +
       "where the block join sorts both inputs in parallel tasks, so it pays only when the " +
-      "broadcast input is much the smaller. The default comes from the broadcast-or-block " +
-      "benchmark of make bench-defaults (see docs/benchmarks/defaults.md).",
+      "broadcast input is much the smaller. The default is a design choice that no benchmark " +
+      "target varies yet (see docs/design/planning.md).",
     default = 0.5
   )
 
@@ -220,8 +218,8 @@ object RangeJoinConf extends Logging {
       "parallelism). Range partitioning reads the side twice (a sampling job, then the " +
       "shuffle) and writes it to shuffle files; coalesced, each block meets blocks of every " +
       "partition of the other side, so the join's work grows with the parallelism while the " +
-      "cost of the shuffle does not shrink. Up to the default, a large self-join on few " +
-      "cores runs faster coalesced than range-partitioned.",
+      "cost of the shuffle does not shrink; on few cores the growth is small, on many the " +
+      "shuffle pays. The default is a design choice that no benchmark target varies yet.",
     default = 16
   )
 
@@ -262,8 +260,8 @@ object RangeJoinConf extends Logging {
     "spark.rangejoin.keyed.minCandidatePairs",
     "A join with equality keys, of any type, whose estimated left rows x right rows / " +
       "distinct keys is at most this is left to Spark's hash and sort-merge joins, which are " +
-      "faster on key groups that small. A number of candidate pairs that share a key. The " +
-      "default is the keyed crossover on window joins measured by make bench-defaults (see " +
+      "faster on key groups that small. A number of candidate pairs that share a key. Where " +
+      "the crossover lies on window joins is measured by make bench-defaults (see " +
       "docs/benchmarks/defaults.md). Applies only where Spark's statistics have distinct counts " +
       "for the keys (ANALYZE TABLE ... FOR COLUMNS with spark.sql.cbo.enabled). 0 accelerates " +
       "every join with equality keys.",

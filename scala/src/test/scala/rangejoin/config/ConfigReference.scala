@@ -21,11 +21,13 @@ object ConfigReference {
         |<!-- Generated from RangeJoinConf by `make config-docs`; edit the code, not this page. -->
         |
         |Every key is read from the session's SQL configuration each time a query is planned, so
-        |`spark.conf.set(key, value)` takes effect on the next query, and keys can be set in
-        |`spark-defaults.conf`, with `--conf` or on a session builder. A value that does not parse
-        |fails planning with a message that names the key and its allowed values; a
-        |`spark.rangejoin.*` key that does not exist fails when the session starts, naming the
-        |closest key. `conf/spark-defaults.conf` in the repository sets every key to its default.
+        |`spark.conf.set(key, value)` takes effect on the next query; for as-of joins,
+        |`spark.rangejoin.enabled` and `spark.rangejoin.asOfJoin.enabled` are read when the
+        |DataFrame is analyzed. Keys can be set in `spark-defaults.conf`, with `--conf` or on a
+        |session builder. A value that does not parse fails planning with a message that names the
+        |key and its allowed values; a `spark.rangejoin.*` key that does not exist fails when the
+        |session starts, naming the closest key. `conf/spark-defaults.conf` in the repository sets
+        |every key to its default.
         |""".stripMargin
     val table = Seq("| key | type | default | allowed values |", "|---|---|---|---|") ++
       RangeJoinConf.all.map { entry =>
