@@ -47,8 +47,8 @@ def batch_times(spark, static, accelerated: bool, args) -> tuple[list[float], st
         spark.sparkContext.setLogLevel("OFF")
         query.stop()
         spark.sparkContext.setLogLevel("ERROR")
-    progress = query.recentProgress[WARMUP_BATCHES : args.batches]
-    times = [p["durationMs"]["addBatch"] / 1000 for p in progress]
+    timed = query.recentProgress[WARMUP_BATCHES : args.batches]
+    times = [batch["durationMs"]["addBatch"] / 1000 for batch in timed]
     return times, node
 
 
