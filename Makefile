@@ -132,7 +132,8 @@ test-scala: $(SBT_LAUNCHER) build
 # Every operator and join type, differentially, on each other build (with fewer random queries),
 # all in one sbt JVM.
 SMOKE_SUITES := rangejoin.DifferentialSuite rangejoin.BroadcastRangeJoinSuite \
-  rangejoin.KeyedJoinSuite rangejoin.AsOfJoinSuite rangejoin.StreamingSuite rangejoin.LayeringSuite
+  rangejoin.KeyedJoinSuite rangejoin.AsOfJoinSuite rangejoin.StreamingSuite rangejoin.LayeringSuite \
+  rangejoin.NestedBlockJoinsSuite
 SMOKE_QUERIES ?= 100
 test-versions: $(SBT_LAUNCHER) $(PYSPARK_JAR_DIRS)
 	RANGEJOIN_FUZZ_QUERIES=$(SMOKE_QUERIES) \

@@ -121,11 +121,18 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
    * [[checkOperator]], also returning the accelerated query's executed plan, taken after the
    * query ran (an adaptive plan is then final, with its whole-stage codegen stages).
    */
-  def checkOperatorPlan(query: String, operator: Option[String]): (Int, SparkPlan) = {
+  def checkOperatorPlan(query: String, operator: Option[String]): (Int, SparkPlan) =
+    checkOperatorsPlan(query, operator.toSeq)
+
+  /**
+   * [[checkOperatorPlan]] for a query with several joins: the plan's range-join operators are
+   * `operators`, in the order [[rangeJoins]] finds them (top down).
+   */
+  def checkOperatorsPlan(query: String, operators: Seq[String]): (Int, SparkPlan) = {
     val df = spark.sql(query)
     val actual = multiset(df)
     val plan = df.queryExecution.executedPlan
-    assert(rangeJoins(plan) == operator.toSeq, s"expected operator $operator in\n$plan")
+    assert(rangeJoins(plan) == operators, s"expected operators $operators in\n$plan")
     val expected = withConf(RangeJoinConf.Enabled.key -> "false") {
       val vanilla = spark.sql(query)
       val rows = multiset(vanilla)

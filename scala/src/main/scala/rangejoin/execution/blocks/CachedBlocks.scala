@@ -10,6 +10,7 @@ import org.apache.spark.scheduler.{SparkListener, SparkListenerEvent}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.SQLExecution
 import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.execution.rangejoin.RddStorage
 import org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd
 import org.apache.spark.storage.StorageLevel
 
@@ -62,10 +63,8 @@ object CachedBlocks {
   }
 
   /** Bytes of the blocks of `inputs` (each counted once) that Spark holds on local disk now. */
-  def bytesOnDisk(inputs: Seq[CachedBlocks]): Long = {
-    val ids = inputs.map(_.blocks.id).toSet
-    inputs.head.blocks.sparkContext.getRDDStorageInfo.filter(r => ids(r.id)).map(_.diskSize).sum
-  }
+  def bytesOnDisk(inputs: Seq[CachedBlocks]): Long =
+    RddStorage.diskBytes(inputs.head.blocks.sparkContext, inputs.map(_.blocks.id).toSet)
 
   /**
    * Drops the RDD's blocks when the current SQL execution ends. One listener per SparkContext
