@@ -108,3 +108,36 @@ lazy val root = (project in file("."))
       "reload" :: state
     }
   )
+
+// Proof from outside: Spark's own join suites and SQL golden files, from the test jars Spark
+// publishes, run with the plugin installed (make test-spark-suites, make conformance). A release
+// in PYSPARK_JARS has no test jars on Maven Central, so this project serves the other builds.
+lazy val sparkTests = (project in file("scala/src/spark-tests"))
+  .dependsOn(root)
+  .settings(
+    name := "rangejoin-spark-tests",
+    publish / skip := true,
+    // Spark's releases bring a newer scala-library than the one the plugin compiles with; Spark's
+    // tests run on Spark's.
+    allowUnsafeScalaLibUpgrade := true,
+    target := baseDirectory.value / ".." / ".." / ".." / "target" /
+      s"spark-tests-$sparkVersion-$scalaBinary",
+    Compile / scalaSource := baseDirectory.value / "scala",
+    Compile / scalafmt / unmanagedSources := ((Compile / scalaSource).value ** "*.scala").get,
+    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Xlint:-unused,_"),
+    libraryDependencies ++= Seq(
+      "org.apache.spark" %% "spark-sql" % sparkVersion,
+      ("org.apache.spark" %% "spark-sql" % sparkVersion).classifier("tests"),
+      ("org.apache.spark" %% "spark-catalyst" % sparkVersion).classifier("tests"),
+      ("org.apache.spark" %% "spark-core" % sparkVersion).classifier("tests"),
+      "org.scalatest" %% "scalatest" % "3.2.19"
+    ),
+    run / fork := true,
+    run / baseDirectory := (root / baseDirectory).value,
+    run / javaOptions ++= Seq(
+      "-Xmx4g",
+      "-Xss4m",
+      "-Dlog4j2.configurationFile=conf/log4j2.properties"
+    ) ++ JavaModuleOptions.all,
+    run / outputStrategy := Some(StdoutOutput)
+  )

@@ -203,6 +203,32 @@ class AsOfJoinSuite extends RangeJoinTestBase {
     }
   }
 
+  test("the analyzer rule passes Spark's test-mode check: it transforms no analyzed subtree") {
+    // With spark.testing set, Spark fails an analyzer rule that transforms a plan outside
+    // resolveOperators* ("This method should not be called in the analyzer"), as in Spark's
+    // own test suites run with the plugin installed.
+    val previous = Option(System.getProperty("spark.testing"))
+    System.setProperty("spark.testing", "true")
+    try
+      check(
+        Query(
+          "int",
+          7,
+          "backward",
+          exact = true,
+          withTolerance = false,
+          "inner",
+          keyed = true,
+          residual = false
+        ),
+        Some(true)
+      )
+    finally previous match {
+        case Some(v) => System.setProperty("spark.testing", v)
+        case None => System.clearProperty("spark.testing")
+      }
+  }
+
   test("values where Spark's arithmetic wraps are searched in full, with Spark's answer") {
     // With ANSI off, t - rt wraps around for values far apart: Spark's min_by then prefers a
     // "negative" distance. Such left rows take the full search, which evaluates Spark's own
