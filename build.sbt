@@ -134,7 +134,11 @@ lazy val sparkTests = (project in file("scala/src/spark-tests"))
     ),
     run / fork := true,
     run / baseDirectory := (root / baseDirectory).value,
+    // Spark's suites need a Spark home for their Python UDF tests; with a home that has no
+    // python/ folder and a Python without pyspark, those tests cancel themselves (not run).
+    run / envVars := Map("PYSPARK_PYTHON" -> "python3"),
     run / javaOptions ++= Seq(
+      s"-Dspark.test.home=${(root / baseDirectory).value / "target" / "spark-tests-home"}",
       "-Xmx4g",
       "-Xss4m",
       "-Dlog4j2.configurationFile=conf/log4j2.properties"

@@ -229,6 +229,31 @@ class AsOfJoinSuite extends RangeJoinTestBase {
       }
   }
 
+  test("a plan executed outside a SQL execution runs: metrics are taken on the driver") {
+    // Executing the physical plan directly (as Spark's own tests do through df.rdd) starts the
+    // job without a SQL execution: nothing on the driver made the node's metrics before the
+    // tasks ran, and a task's copy of the node has no session to make them from.
+    for (broadcast <- Seq("10485760", "-1")) {
+      withConf(
+        SQLConf.AUTO_BROADCASTJOIN_THRESHOLD.key -> broadcast,
+        SQLConf.ADAPTIVE_EXECUTION_ENABLED.key -> "false"
+      ) {
+        val query = Query(
+          "bigint",
+          11,
+          "nearest",
+          exact = true,
+          withTolerance = true,
+          "left",
+          keyed = true,
+          residual = true
+        )
+        val expected = withConf(RangeJoinConf.Enabled.key -> "false")(query.run().count())
+        assert(query.run().queryExecution.executedPlan.execute().count() == expected)
+      }
+    }
+  }
+
   test("values where Spark's arithmetic wraps are searched in full, with Spark's answer") {
     // With ANSI off, t - rt wraps around for values far apart: Spark's min_by then prefers a
     // "negative" distance. Such left rows take the full search, which evaluates Spark's own

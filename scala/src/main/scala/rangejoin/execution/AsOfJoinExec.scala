@@ -22,6 +22,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{
   UnspecifiedDistribution
 }
 import org.apache.spark.sql.execution.{BinaryExecNode, ExplainUtils, SparkPlan}
+import org.apache.spark.sql.execution.metric.SQLMetric
 
 import rangejoin.condition.{AsOfCondition, AsOfDirection}
 import rangejoin.execution.keyed.{AsOfIndex, AsOfProbe, AsOfSearch, AsOfValue, KeyGroupMemory}
@@ -86,23 +87,37 @@ case class AsOfJoinExec(
     (formattedNodeName +: describe.map { case (k, v) => ExplainUtils.generateFieldString(k, v) })
       .mkString("\n", "\n", "\n")
 
-  override protected def doExecute(): RDD[InternalRow] =
+  override protected def doExecute(): RDD[InternalRow] = {
+    // Taken on the driver: the metrics are made from the session, which a task's copy of this
+    // node does not have.
+    val metrics = TaskMetrics(
+      metric(JoinMetric.PeakMemory),
+      metric(JoinMetric.FullSearches),
+      metric(JoinMetric.NumOutputRows)
+    )
     if (broadcast) {
       val rights = right.executeBroadcast[Array[InternalRow]]()
-      left.execute().mapPartitions(rows => join(rows, rights.value.iterator))
+      left.execute().mapPartitions(rows => join(rows, rights.value.iterator, metrics))
     } else {
-      left.execute().zipPartitions(right.execute())(join)
+      left.execute().zipPartitions(right.execute())(join(_, _, metrics))
     }
+  }
+
+  private case class TaskMetrics(
+      peakMemory: SQLMetric,
+      fullSearches: SQLMetric,
+      numOutputRows: SQLMetric)
 
   /** One task: index the right rows, then answer each left row. */
   private def join(
       lefts: Iterator[InternalRow],
-      rights: Iterator[InternalRow]
+      rights: Iterator[InternalRow],
+      metrics: TaskMetrics
   ): Iterator[InternalRow] = {
     // Right columns bound as nullable: a left outer join's unmatched rows pad them with NULLs.
     val both = left.output ++ right.output.map(_.withNullability(true))
     def bindBoth(e: Expression) = BindReferences.bindReference(e, both)
-    val memory = new KeyGroupMemory(JoinMemory.forTask(metric(JoinMetric.PeakMemory)))
+    val memory = new KeyGroupMemory(JoinMemory.forTask(metrics.peakMemory))
     val index = AsOfIndex.build(
       rights,
       UnsafeProjection.create(rightKeys, right.output),
@@ -118,13 +133,13 @@ case class AsOfJoinExec(
       tolerance,
       AsOfCondition.codeRange(leftAsOf.dataType),
       right.output.size,
-      metric(JoinMetric.FullSearches)
+      metrics.fullSearches
     )
     val result = UnsafeProjection.create(output, both)
     val joined = new JoinedRow
     val padding = new GenericInternalRow(right.output.size)
     val reuse = new UnsafeRow(right.output.size)
-    val numOutputRows = metric(JoinMetric.NumOutputRows)
+    val numOutputRows = metrics.numOutputRows
     def emit(row: InternalRow, found: Int): InternalRow =
       if (found < 0 && joinType != LeftOuter) null
       else {

@@ -19,14 +19,13 @@ object PluginOperators extends AdaptiveSparkPlanHelper {
 
 /**
  * A query execution listener (registered by [[PluginSettings]]) that counts, for the current
- * scope (a suite, a golden file), the queries that succeeded with a plugin operator in their
- * executed plan and the operators seen. Listener events arrive on Spark's listener bus; a scope's
+ * scope (a suite, a golden file), the queries that succeeded, those with a plugin operator in
+ * their executed plan, and the operators seen. Listener events arrive on Spark's listener bus; a scope's
  * counts are complete once its SparkContext has stopped, or its listener bus has drained.
  */
 class PluginPlans extends QueryExecutionListener {
   override def onSuccess(funcName: String, qe: QueryExecution, durationNs: Long): Unit = {
-    val operators = PluginOperators.in(qe.executedPlan)
-    if (operators.nonEmpty) PluginPlans.record(operators)
+    PluginPlans.record(PluginOperators.in(qe.executedPlan))
   }
 
   override def onFailure(funcName: String, qe: QueryExecution, exception: Exception): Unit = ()
@@ -35,6 +34,7 @@ class PluginPlans extends QueryExecutionListener {
 object PluginPlans {
   @volatile private var scope = ""
   private val queries = new ConcurrentHashMap[String, AtomicLong]()
+  private val accelerated = new ConcurrentHashMap[String, AtomicLong]()
   private val operators = new ConcurrentHashMap[String, java.util.Set[String]]()
 
   /** Attributes the queries that run from now on to `name`. */
@@ -43,12 +43,19 @@ object PluginPlans {
   private def record(names: Seq[String]): Unit = {
     val current = scope
     queries.computeIfAbsent(current, _ => new AtomicLong).incrementAndGet()
-    operators.computeIfAbsent(current, _ => ConcurrentHashMap.newKeySet[String]())
-    names.foreach(operators.get(current).add)
+    if (names.nonEmpty) {
+      accelerated.computeIfAbsent(current, _ => new AtomicLong).incrementAndGet()
+      operators.computeIfAbsent(current, _ => ConcurrentHashMap.newKeySet[String]())
+      names.foreach(operators.get(current).add)
+    }
   }
 
-  /** The queries of scope `name` that ran a plugin operator. */
+  /** The queries of scope `name` that succeeded. */
   def queriesOf(name: String): Long = Option(queries.get(name)).map(_.get).getOrElse(0L)
+
+  /** The queries of scope `name` that succeeded with a plugin operator. */
+  def acceleratedOf(name: String): Long =
+    Option(accelerated.get(name)).map(_.get).getOrElse(0L)
 
   /** The plugin operators scope `name` ran, sorted. */
   def operatorsOf(name: String): Seq[String] = {

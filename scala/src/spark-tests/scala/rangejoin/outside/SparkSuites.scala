@@ -28,6 +28,7 @@ object SparkSuites {
       notRun: Int,
       expected: Seq[(String, String)],
       problems: Seq[String],
+      queries: Long,
       pluginQueries: Long,
       operators: Seq[String])
 
@@ -40,7 +41,8 @@ object SparkSuites {
     rows.foreach { r =>
       println(
         f"${r.suite}%-60s run ${r.run}%4d passed ${r.passed}%4d expected to differ " +
-          f"${r.expected.size}%3d not run ${r.notRun}%3d plugin queries ${r.pluginQueries}%5d"
+          f"${r.expected.size}%3d not run ${r.notRun}%3d queries ${r.queries}%5d with the plugin's " +
+          f"operators ${r.pluginQueries}%5d"
       )
     }
     if (problems.nonEmpty) {
@@ -53,7 +55,7 @@ object SparkSuites {
     val simple = suite.split('.').last
     if (!exists(suite)) {
       println(s"$suite: not in Spark $SPARK_VERSION's test jar")
-      return SuiteRow(simple, present = false, 0, 0, 0, Nil, Nil, 0, Nil)
+      return SuiteRow(simple, present = false, 0, 0, 0, Nil, Nil, 0, 0, Nil)
     }
     PluginSettings.install(on = true)
     PluginPlans.enter(suite)
@@ -84,6 +86,7 @@ object SparkSuites {
       expected.result(),
       problems.result(),
       PluginPlans.queriesOf(suite),
+      PluginPlans.acceleratedOf(suite),
       PluginPlans.operatorsOf(suite)
     )
   }
@@ -107,7 +110,7 @@ object SparkSuites {
         s"""{"test": ${Json.str(t)}, "reason": ${Json.str(why)}}"""
       }
       s"""{"suite": ${Json.str(r.suite)}, "present": ${r.present}, "run": ${r.run}, """ +
-        s""""passed": ${r.passed}, "not_run": ${r.notRun}, "plugin_queries": ${r.pluginQueries}, """ +
+        s""""passed": ${r.passed}, "not_run": ${r.notRun}, "queries": ${r.queries}, "plugin_queries": ${r.pluginQueries}, """ +
         s""""operators": [${r.operators.map(Json.str).mkString(", ")}], """ +
         s""""problems": [${r.problems.map(Json.str).mkString(", ")}], """ +
         s""""expected_to_differ": [${expected.mkString(", ")}]}"""
