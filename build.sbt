@@ -134,14 +134,16 @@ lazy val sparkTests = (project in file("scala/src/spark-tests"))
     ),
     run / fork := true,
     run / baseDirectory := (root / baseDirectory).value,
-    // Spark's suites need a Spark home for their Python UDF tests; with a home that has no
-    // python/ folder and a Python without pyspark, those tests cancel themselves (not run).
-    run / envVars := Map("PYSPARK_PYTHON" -> "python3"),
-    run / javaOptions ++= Seq(
-      s"-Dspark.test.home=${(root / baseDirectory).value / "target" / "spark-tests-home"}",
-      "-Xmx4g",
-      "-Xss4m",
-      "-Dlog4j2.configurationFile=conf/log4j2.properties"
-    ) ++ JavaModuleOptions.all,
+    // Spark's suites need a Spark home: their local-cluster executors find Spark's jars in its
+    // jars/ folder (empty here: a test run gives executors the runner's own classpath), and
+    // their Python UDF tests cancel themselves when it has no python/ folder and the Python
+    // they are given has no pyspark.
+    run / envVars := Map("PYSPARK_PYTHON" -> "python3", "SPARK_SCALA_VERSION" -> scalaBinary),
+    run / javaOptions ++= {
+      val home = (root / baseDirectory).value / "target" / "spark-tests-home"
+      IO.createDirectory(home / "jars")
+      Seq(s"-Dspark.test.home=$home", "-Xmx4g", "-Xss4m") ++ JavaModuleOptions.all ++
+        Seq("-Dlog4j2.configurationFile=conf/log4j2.properties")
+    },
     run / outputStrategy := Some(StdoutOutput)
   )

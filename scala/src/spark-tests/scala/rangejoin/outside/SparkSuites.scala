@@ -64,17 +64,19 @@ object SparkSuites {
     outcomes.aborted.foreach(why => problems += s"aborted: $why")
     val expected = Seq.newBuilder[(String, String)]
     outcomes.failed.foreach { case (test, message) =>
-      ExpectedDifferences.reason(simple, test) match {
+      ExpectedDifferences.find(simple, test) match {
         case None => problems += s"'$test' failed: $message"
-        case Some(reason) =>
-          if (passesWithPluginOff(suite, test)) expected += test -> reason
+        case Some(d) if !message.startsWith(d.failure) =>
+          problems += s"'$test' (expected to differ) failed otherwise than listed: $message"
+        case Some(d) =>
+          if (passesWithPluginOff(suite, test)) expected += test -> d.reason
           else problems += s"'$test' (expected to differ) fails with the plugin off too"
       }
     }
     val ran = outcomes.tests.map(_._1).toSet
-    ExpectedDifferences.of(simple).foreach { case (test, _) =>
-      if (ran.contains(test) && !outcomes.failed.exists(_._1 == test))
-        problems += s"'$test' is listed as expected to differ but passed with the plugin on"
+    ExpectedDifferences.of(simple).foreach { d =>
+      if (ran.contains(d.test) && !outcomes.failed.exists(_._1 == d.test))
+        problems += s"'${d.test}' is listed as expected to differ but passed with the plugin on"
     }
     val run = outcomes.tests.size - outcomes.notRun
     SuiteRow(
