@@ -42,7 +42,7 @@ export PYSPARK_PYTHON := $(abspath $(PY))
 export SPARK_VERSION
 
 .PHONY: build jars package-jars dist publish-local demo test test-quick test-scala test-versions \
-  test-python fuzz bench bench-defaults bench-grid bench-scale bench-stream fmt lint docs \
+  test-spark-suites conformance test-python fuzz bench bench-defaults bench-grid bench-scale bench-stream fmt lint docs \
   config-docs clean
 
 ## build: venv, sbt, the jar, and the rangejoin package with the jar inside it.
@@ -113,9 +113,9 @@ demo: build
 	cd benchmarks && ../$(PY) demo.py
 
 ## test: everything, as CI runs it: the Scala suites on the default build, the smoke set on every
-## other build, then pytest (the package, then Spark jobs: spark-submit, local-cluster, the wheel
+## other build, Spark's own join suites and SQL golden files with the plugin on, then pytest (the package, then Spark jobs: spark-submit, local-cluster, the wheel
 ## in fresh virtualenvs, Spark Connect, every snippet of the README and the user guide).
-test: test-scala test-versions test-python
+test: test-scala test-versions test-spark-suites conformance test-python
 
 ## test-quick: the everyday loop: the Scala unit suites and a differential smoke
 ## on the default build, then the package tests (no Spark job).
@@ -143,6 +143,47 @@ test-versions: $(SBT_LAUNCHER) $(PYSPARK_JAR_DIRS)
 ## test-build-<build>: one build's smoke set, e.g. make test-build-4.1.3_2.13.
 test-build-%: $$(call jar_of,$$*)
 	RANGEJOIN_FUZZ_QUERIES=$(SMOKE_QUERIES) $(call sbt_for,$*) "testOnly $(SMOKE_SUITES)"
+
+## test-spark-suites: Spark's own join suites, from the test jars Spark publishes, with the plugin
+## installed in their sessions: every suite on the default build, SPARK_SMOKE_SUITES on each other
+## build that has test jars (the releases in PYSPARK_JARS have none). Writes
+## docs/testing/spark-suites.md.
+SPARK_SUITES := org.apache.spark.sql.JoinSuite org.apache.spark.sql.DataFrameJoinSuite \
+  org.apache.spark.sql.JoinHintSuite org.apache.spark.sql.DataFrameAsOfJoinSuite \
+  org.apache.spark.sql.DataFrameNearestByJoinSuite org.apache.spark.sql.DataFrameSelfJoinSuite \
+  org.apache.spark.sql.execution.joins.InnerJoinSuite org.apache.spark.sql.execution.joins.OuterJoinSuite \
+  org.apache.spark.sql.execution.joins.ExistenceJoinSuite org.apache.spark.sql.execution.joins.SingleJoinSuite \
+  org.apache.spark.sql.execution.joins.BroadcastJoinSuite org.apache.spark.sql.execution.joins.BroadcastJoinSuiteAE
+SPARK_SMOKE_SUITES := org.apache.spark.sql.JoinSuite org.apache.spark.sql.DataFrameAsOfJoinSuite \
+  org.apache.spark.sql.execution.joins.OuterJoinSuite org.apache.spark.sql.execution.joins.ExistenceJoinSuite
+TEST_JAR_BUILDS := $(foreach b,$(OTHER_BUILDS),$(if $(filter $(call spark_of,$(b)),$(PYSPARK_JARS)),,$(b)))
+OUTSIDE := target/outside
+test-spark-suites: $(SBT_LAUNCHER) build
+	rm -f $(OUTSIDE)/spark-suites-*.json
+	$(SBT) "sparkTests/runMain rangejoin.outside.SparkSuites $(OUTSIDE)/spark-suites-$(DEFAULT_BUILD).json $(SPARK_SUITES)" \
+	  $(foreach b,$(TEST_JAR_BUILDS),"useBuild $(b)" \
+	    "sparkTests/runMain rangejoin.outside.SparkSuites $(OUTSIDE)/spark-suites-$(b).json $(SPARK_SMOKE_SUITES)")
+	$(PY) dev/outside_pages.py spark-suites
+
+## conformance: Spark's SQL golden files for joins and correlated subqueries (CONFORMANCE_FILES,
+## from the default build's test jar), replayed with the plugin on against the recorded answers
+## and against the plugin off. Writes docs/testing/conformance.md.
+CONFORMANCE_FILES := postgreSQL/join.sql join-empty-relation.sql natural-join.sql cross-join.sql \
+  inner-join.sql outer-join.sql using-join.sql join-nearest-by.sql \
+  $(addprefix subquery/exists-subquery/,exists-aggregate.sql exists-basic.sql exists-count-bug.sql \
+    exists-cte.sql exists-having.sql exists-in-join-condition.sql exists-joins-and-set-ops.sql \
+    exists-orderby-limit.sql exists-outside-filter.sql exists-within-and-or.sql) \
+  $(addprefix subquery/in-subquery/,in-basic.sql in-count-bug.sql in-group-by.sql in-having.sql \
+    in-joins.sql in-limit.sql in-multiple-columns.sql in-null-semantics.sql in-nullability.sql \
+    in-order-by.sql in-set-operations.sql in-subquery-in-join-condition.sql in-with-cte.sql \
+    nested-not-in.sql not-in-group-by.sql not-in-joins.sql \
+    not-in-unit-tests-multi-column-literal.sql not-in-unit-tests-multi-column.sql \
+    not-in-unit-tests-single-column-literal.sql not-in-unit-tests-single-column.sql simple-in.sql) \
+  subquery/scalar-subquery/scalar-subquery-predicate.sql
+conformance: $(SBT_LAUNCHER) build
+	rm -f $(OUTSIDE)/conformance-*.json
+	$(SBT) "sparkTests/runMain rangejoin.outside.Conformance $(OUTSIDE)/conformance-$(DEFAULT_BUILD).json $(CONFORMANCE_FILES)"
+	$(PY) dev/outside_pages.py conformance
 
 # tests/package (no Spark job) first, then tests/integration (Spark jobs); see pytest.ini.
 test-python: build dist publish-local
@@ -200,7 +241,7 @@ bench-scale: build
 PY_DIRS := python tests benchmarks dev
 
 fmt: $(SBT_LAUNCHER) $(STAMP_PY)
-	$(SBT) scalafmtAll scalafmtSbt
+	$(SBT) scalafmtAll scalafmtSbt sparkTests/scalafmt
 	$(VENV)/bin/ruff format $(PY_DIRS)
 
 ## lint: scalafmt and ruff, and no development history in the product's files.
@@ -208,7 +249,7 @@ lint: $(SBT_LAUNCHER) $(STAMP_PY)
 	$(PY) dev/check_history.py
 	$(VENV)/bin/ruff check $(PY_DIRS)
 	$(VENV)/bin/ruff format --check $(PY_DIRS)
-	$(SBT) scalafmtCheckAll scalafmtSbtCheck
+	$(SBT) scalafmtCheckAll scalafmtSbtCheck sparkTests/scalafmtCheck
 
 ## docs: the documentation site, built with mkdocs --strict into target/site (a broken link, a
 ## missing page or a stale generated page fails).

@@ -28,7 +28,7 @@ object GoldenFile {
 
     /** The exception class Spark recorded, when the query failed. */
     def error: Option[String] =
-      output.headOption.filter(l => schema == "struct<>" && ExceptionClass.matches(l))
+      output.headOption.filter(l => schema == "struct<>" && ExceptionClass.pattern.matcher(l).matches())
   }
 
   private val ExceptionClass = """[a-z][\w.]*\.[A-Z]\w*(Exception|Error)""".r
