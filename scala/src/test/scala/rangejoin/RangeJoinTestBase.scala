@@ -1,7 +1,5 @@
 package rangejoin
 
-import java.nio.file.Files
-
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
@@ -18,8 +16,9 @@ import rangejoin.execution.{
 }
 
 /**
- * A local session with the extension, and assertions that compare an accelerated query with the
- * same query planned by vanilla Spark (`spark.rangejoin.enabled=false`).
+ * A local session with the extension ([[TestSessions]]: a task that leaks execution memory
+ * fails), and assertions that compare an accelerated query with the same query planned by
+ * vanilla Spark (`spark.rangejoin.enabled=false`).
  *
  * Small `blockRows`, shuffle partitions and `rangePartitionMinRows` make even small test tables
  * span several blocks and range partitions, so block-pair pruning, multi-pair tasks and both
@@ -27,30 +26,35 @@ import rangejoin.execution.{
  */
 trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
 
-  lazy val spark: SparkSession = SparkSession
-    .builder()
-    .master("local[2]")
-    .appName(getClass.getSimpleName)
-    .config("spark.sql.extensions", classOf[RangeJoinExtensions].getName)
-    .config("spark.sql.shuffle.partitions", "8")
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.warehouse.dir", Files.createTempDirectory("rangejoin-warehouse").toString)
-    // Spark 4's default, set so that Spark 3.5 (ANSI off by default) plans the same operators:
-    // whether `r.s + 90` can wrap decides between the window and the key-group join. Tests of
-    // ANSI off set it themselves.
-    .config("spark.sql.ansi.enabled", "true")
-    // Parquet scans give batches of a few rows, so that a test table spans several.
-    .config("spark.sql.parquet.columnarReaderBatchSize", "8")
-    .config(RangeJoinConf.BlockRows.key, "16")
-    .config(RangeJoinConf.RangePartitionMinRows.key, "40")
-    // Two cores would coalesce every input that fits a task; range partitioning is tested.
-    .config(RangeJoinConf.CoalesceMaxParallelism.key, "1")
-    .config(RangeJoinConf.MinCandidatePairs.key, "0") // test tables are tiny
-    .config(RangeJoinConf.MinSmallSideRows.key, "0")
-    // Every test table is small enough to broadcast; the block joins are tested unless a test
-    // turns the broadcast join on (BroadcastRangeJoinSuite).
-    .config(RangeJoinConf.BroadcastEnabled.key, "false")
-    .getOrCreate()
+  /** The master of the suite's session. */
+  def master: String = "local[2]"
+
+  /**
+   * The settings of the suite's session, after [[TestSessions.base]]. A suite whose session needs
+   * settings of its SparkContext that others lack runs its own ([[OwnSession]]).
+   */
+  def sessionSettings: Seq[(String, String)] =
+    Seq(
+      "spark.sql.shuffle.partitions" -> "8",
+      // Spark 4's default, set so that Spark 3.5 (ANSI off by default) plans the same operators:
+      // whether `r.s + 90` can wrap decides between the window and the key-group join. Tests of
+      // ANSI off set it themselves.
+      "spark.sql.ansi.enabled" -> "true",
+      // Parquet scans give batches of a few rows, so that a test table spans several.
+      "spark.sql.parquet.columnarReaderBatchSize" -> "8",
+      RangeJoinConf.BlockRows.key -> "16",
+      RangeJoinConf.RangePartitionMinRows.key -> "40",
+      // Two cores would coalesce every input that fits a task; range partitioning is tested.
+      RangeJoinConf.CoalesceMaxParallelism.key -> "1",
+      RangeJoinConf.MinCandidatePairs.key -> "0", // test tables are tiny
+      RangeJoinConf.MinSmallSideRows.key -> "0",
+      // Every test table is small enough to broadcast; the block joins are tested unless a test
+      // turns the broadcast join on (BroadcastRangeJoinSuite).
+      RangeJoinConf.BroadcastEnabled.key -> "false"
+    )
+
+  lazy val spark: SparkSession =
+    TestSessions.getOrCreate(getClass.getSimpleName, master, sessionSettings)
 
   /** Runs `body` with the given SQL confs set, restoring the previous values afterwards. */
   def withConf[T](pairs: (String, String)*)(body: => T): T = {

@@ -13,7 +13,9 @@ import org.apache.spark.sql.execution.rangejoin.TaskMemory
  * (after spilling the task's other consumers), `allocate` throws [[LoadMemory.Refused]] and the
  * load goes to Spark's external sorter instead, giving everything back ([[release]]) once what it
  * buffered is on disk. It cannot spill what it holds, so a request to spill frees nothing;
- * [[release]] gives everything back once the blocks are cut.
+ * [[release]] gives everything back once the blocks are cut, and the task's end gives back what a
+ * load still holds whose blocks were not all read (a block-pair task that rebuilds a partition
+ * whose cache was dropped reads only the blocks its pairs need).
  *
  * Once every row is held ([[settle]]), allocations no longer throw: cutting the blocks works in
  * the room the rows reserved for the sort and a copy, and the arrays it replaces on the way are
@@ -26,6 +28,7 @@ final class LoadMemory(context: TaskContext)
   private var held = 0L
   private var peakHeld = 0L
   private var refuses = true
+  context.addTaskCompletionListener[Unit](_ => release())
 
   def allocate(bytes: Long): Unit = {
     val shortfall = held + bytes - getUsed

@@ -164,6 +164,30 @@ class BlockLoaderSuite extends RangeJoinTestBase {
     assert(sortedOnce == reference)
   }
 
+  test("a task that reads a load's first blocks only ends holding none of the load's memory") {
+    // A block-pair task that rebuilds a partition whose cache was dropped (its output read after
+    // the query's execution ended) reads only the blocks its pairs need. The session fails a
+    // task that ends holding execution memory.
+    val df = input(shuffleSeed = 7)
+    for (spillRows <- Seq(Int.MaxValue, 10)) { // sorted in memory; by Spark's external sorter
+      val loader = new BlockLoader(
+        df.queryExecution.analyzed.output,
+        Seq(BoundReference(1, IntegerType, nullable = true)),
+        Seq(KeyEncoder.forType(IntegerType)),
+        blockRows,
+        spillRows,
+        ordersKey1 = false
+      )
+      val spillSize = SQLMetrics.createSizeMetric(spark.sparkContext, "spill size")
+      val peakMemory = SQLMetrics.createSizeMetric(spark.sparkContext, "peak memory")
+      val sizes = df.queryExecution.toRdd
+        .mapPartitions(rows => loader.load(rows, spillSize, peakMemory).take(2).map(_.size))
+        .collect()
+      assert(sizes.length == 2, s"spillRows $spillRows")
+      assert(peakMemory.value > 0)
+    }
+  }
+
   // The task leaves one page of the external sorter free and some more, so the in-memory load of
   // rows of about 1 KB is refused part way, and the sorter then needs the memory it gave back.
   private def leave = MemoryHog.pageBytes(spark) + (16L << 20)
@@ -249,7 +273,9 @@ class BlockLoaderSuite extends RangeJoinTestBase {
     checkRefusedLoad(batches, scan.get.rows, df.queryExecution.analyzed.output, rows)
   }
 
-  test("joins whose block inputs spill while sorting match vanilla and report spill and memory") {
+  test(
+    "joins whose block inputs spill while sorting match vanilla and report spill and memory"
+  ) {
     spark
       .range(0, 300)
       .selectExpr(

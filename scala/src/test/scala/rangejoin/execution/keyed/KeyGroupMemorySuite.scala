@@ -1,12 +1,8 @@
 package rangejoin.execution.keyed
 
-import java.nio.file.Files
-
 import org.apache.spark.SparkException
-import org.apache.spark.sql.SparkSession
-import org.scalatest.BeforeAndAfterAll
 
-import rangejoin.{RangeJoinExtensions, RangeJoinTestBase}
+import rangejoin.{OwnSession, RangeJoinTestBase}
 import rangejoin.config.RangeJoinConf
 
 /**
@@ -14,41 +10,24 @@ import rangejoin.config.RangeJoinConf
  * memory fails with the documented error (never an OutOfMemoryError), and groups that fit give
  * vanilla Spark's answer.
  *
- * The small memory is a setting of the SparkContext, so this suite stops the session the other
- * suites share and runs its own, which it stops at the end: the next suite's `getOrCreate`
- * builds a fresh one.
+ * The small memory is a setting of the SparkContext, so this suite runs a session of its own.
  */
-class KeyGroupMemorySuite extends RangeJoinTestBase with BeforeAndAfterAll {
+class KeyGroupMemorySuite extends RangeJoinTestBase with OwnSession {
 
   /** The memory the unified memory manager splits: 60% of it (about 29 MiB) is for execution. */
   private val systemMemory = 48L << 20
 
-  override lazy val spark: SparkSession = {
-    (SparkSession.getActiveSession ++ SparkSession.getDefaultSession).foreach(_.stop())
-    SparkSession.clearActiveSession()
-    SparkSession.clearDefaultSession()
-    SparkSession
-      .builder()
-      .master("local[1]") // one task: it may take all of the execution memory, and no more
-      .appName(getClass.getSimpleName)
-      .config("spark.testing.memory", systemMemory.toString)
-      .config("spark.testing.reservedMemory", "0")
-      .config("spark.sql.extensions", classOf[RangeJoinExtensions].getName)
-      .config("spark.sql.shuffle.partitions", "4")
-      .config("spark.sql.autoBroadcastJoinThreshold", "-1")
-      .config("spark.ui.enabled", "false")
-      .config("spark.sql.warehouse.dir", Files.createTempDirectory("rangejoin-warehouse").toString)
-      .config(RangeJoinConf.MinCandidatePairs.key, "0")
-      .config(RangeJoinConf.KeyedMinCandidatePairs.key, "0")
-      .getOrCreate()
-  }
+  // One task: it may take all of the execution memory, and no more.
+  override def master: String = "local[1]"
 
-  override def afterAll(): Unit =
-    try {
-      spark.stop()
-      SparkSession.clearActiveSession()
-      SparkSession.clearDefaultSession()
-    } finally super.afterAll()
+  override def sessionSettings: Seq[(String, String)] = Seq(
+    "spark.testing.memory" -> systemMemory.toString,
+    "spark.testing.reservedMemory" -> "0",
+    "spark.sql.shuffle.partitions" -> "4",
+    "spark.sql.autoBroadcastJoinThreshold" -> "-1",
+    RangeJoinConf.MinCandidatePairs.key -> "0",
+    RangeJoinConf.KeyedMinCandidatePairs.key -> "0"
+  )
 
   /** Intervals `[a, b]` of `rows` rows over `keys` key values (`k`, NULL for every 97th row). */
   private def intervals(name: String, rows: Long, keys: Int, seed: Int): Unit =
