@@ -89,7 +89,10 @@ class ColumnBatchesSuite extends RangeJoinTestBase {
     }
   }
 
-  test("a load that stops at sortSpillRows hands the rest of its batches to the external sort") {
+  test(
+    "a load that stops at sortSpillRows hands the rest of its batches to the external sort",
+    Spills
+  ) {
     withConf(batchConf(wholeStage = true) :+ (RangeJoinConf.SortSpillRows.key -> "37"): _*) {
       registerFiles(DoubleType, seed = 7)
       for (join <- Seq("JOIN", "FULL JOIN")) {
@@ -148,3 +151,6 @@ class ColumnBatchesSuite extends RangeJoinTestBase {
     }
   }
 }
+
+/** The spill tests of [[ColumnBatchesSuite]] with local disk I/O encrypted. */
+class EncryptedColumnBatchesSuite extends ColumnBatchesSuite with EncryptedSpills

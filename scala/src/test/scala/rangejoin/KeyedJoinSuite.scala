@@ -43,7 +43,7 @@ class KeyedJoinSuite extends RangeJoinTestBase {
     assert(rows > 0)
   }
 
-  test("a window larger than the buffer's spill threshold spills and still matches") {
+  test("a window larger than the buffer's spill threshold spills and still matches", Spills) {
     // Each pass over a spilled window opens a reader per spill file, which Spark keeps until
     // the task ends (as for its sort-merge join buffer): a few spill files only.
     events("l", 120, 1, 9)
@@ -147,3 +147,6 @@ class KeyedJoinSuite extends RangeJoinTestBase {
     }
   }
 }
+
+/** The spill tests of [[KeyedJoinSuite]] with local disk I/O encrypted. */
+class EncryptedKeyedJoinSuite extends KeyedJoinSuite with EncryptedSpills

@@ -7,7 +7,7 @@ import org.apache.spark.sql.execution.metric.SQLMetrics
 import org.apache.spark.sql.execution.rangejoin.MemoryHog
 import org.apache.spark.sql.types.{DoubleType, IntegerType}
 
-import rangejoin.RangeJoinTestBase
+import rangejoin.{EncryptedSpills, RangeJoinTestBase, Spills}
 import rangejoin.config.RangeJoinConf
 import rangejoin.execution.ColumnBatchScan
 
@@ -73,7 +73,10 @@ class BlockLoaderSuite extends RangeJoinTestBase {
     assert(peak > 0)
   }
 
-  test("rows read as column batches are cut into the blocks of the same rows read one by one") {
+  test(
+    "rows read as column batches are cut into the blocks of the same rows read one by one",
+    Spills
+  ) {
     // Every fixed-width type, NULLs in keys and other columns, NaN and -0.0, in batches of 16.
     val dir = java.nio.file.Files.createTempDirectory("rangejoin-batches").toString
     spark
@@ -149,7 +152,8 @@ class BlockLoaderSuite extends RangeJoinTestBase {
   }
 
   test(
-    "the same rows in any arrival order, sorted in memory or spilled, cut into the same blocks"
+    "the same rows in any arrival order, sorted in memory or spilled, cut into the same blocks",
+    Spills
   ) {
     val (reference, noSpill, _) = load(shuffleSeed = 3, spillRows = Int.MaxValue)
     assert(noSpill == 0)
@@ -242,7 +246,8 @@ class BlockLoaderSuite extends RangeJoinTestBase {
   }
 
   test(
-    "a load refused memory spills what it took, gives the memory back, and cuts the same blocks"
+    "a load refused memory spills what it took, gives the memory back, and cuts the same blocks",
+    Spills
   ) {
     val rows = leave * 5 / 4 / 1000
     val df = spark
@@ -252,7 +257,10 @@ class BlockLoaderSuite extends RangeJoinTestBase {
     checkRefusedLoad[InternalRow](df.queryExecution.toRdd, identity, schema, rows)
   }
 
-  test("a load of column batches refused memory part way hands its other batches on as rows") {
+  test(
+    "a load of column batches refused memory part way hands its other batches on as rows",
+    Spills
+  ) {
     // Rows of 752 bytes: 92 columns, fewer than whole-stage codegen's limit, under which Spark's
     // Parquet reader gives batches.
     val rows = leave * 5 / 4 / 752
@@ -274,7 +282,8 @@ class BlockLoaderSuite extends RangeJoinTestBase {
   }
 
   test(
-    "joins whose block inputs spill while sorting match vanilla and report spill and memory"
+    "joins whose block inputs spill while sorting match vanilla and report spill and memory",
+    Spills
   ) {
     spark
       .range(0, 300)
@@ -308,3 +317,6 @@ class BlockLoaderSuite extends RangeJoinTestBase {
     }
   }
 }
+
+/** The spill tests of [[BlockLoaderSuite]] with local disk I/O encrypted. */
+class EncryptedBlockLoaderSuite extends BlockLoaderSuite with EncryptedSpills

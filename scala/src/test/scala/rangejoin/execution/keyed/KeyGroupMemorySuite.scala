@@ -2,7 +2,7 @@ package rangejoin.execution.keyed
 
 import org.apache.spark.SparkException
 
-import rangejoin.{OwnSession, RangeJoinTestBase}
+import rangejoin.{EncryptedSpills, OwnSession, RangeJoinTestBase, Spills}
 import rangejoin.config.RangeJoinConf
 
 /**
@@ -74,7 +74,7 @@ class KeyGroupMemorySuite extends RangeJoinTestBase with OwnSession {
     assert(needed.exists(_ < systemMemory * 6 / 10), refused.get)
   }
 
-  test("with the same small memory, key groups that fit give vanilla Spark's answer") {
+  test("with the same small memory, key groups that fit give vanilla Spark's answer", Spills) {
     intervals("l", rows = 20000, keys = 40, seed = 3)
     intervals("r", rows = 15000, keys = 40, seed = 4)
     withConf(RangeJoinConf.BlockRows.key -> "64") { // a group spans several blocks
@@ -85,3 +85,6 @@ class KeyGroupMemorySuite extends RangeJoinTestBase with OwnSession {
     }
   }
 }
+
+/** The spill tests of [[KeyGroupMemorySuite]] with local disk I/O encrypted. */
+class EncryptedKeyGroupMemorySuite extends KeyGroupMemorySuite with EncryptedSpills
