@@ -76,15 +76,17 @@ def test_conformance_page_totals_and_lists_differences(folders):
         "plugin_queries": 2,
         "operators": ["IEJoin"],
         "differ_with_plugin_off": ["[a=b] SELECT 1: struct<a:int>, 1 rows"],
+        "expected_to_differ": ["[] SELECT 2: any 2 rows"],
         "wrong": [],
     }
     data = {"spark": "9.9.9", "settings": SETTINGS, "files": [file, dict(file, file="b.sql")]}
     (results / f"conformance-{outside_pages.default_build()}.json").write_text(json.dumps(data))
     outside_pages.main("conformance")
     page = (pages / "conformance.md").read_text()
-    assert "| join.sql | 3 | 30 | 29 | 2 | IEJoin | 1 | 0 |" in page
-    assert "| **All** | | 60 | 58 | 4 | | 2 | 0 |" in page
+    assert "| join.sql | 3 | 30 | 29 | 2 | IEJoin | 1 | 1 | 0 |" in page
+    assert "| **All** | | 60 | 58 | 4 | | 2 | 2 | 0 |" in page
     assert "- join.sql: [a=b] SELECT 1: struct<a:int>, 1 rows" in page
+    assert "- b.sql: [] SELECT 2: any 2 rows" in page
 
 
 def test_no_results_file_says_which_target_to_run(folders):

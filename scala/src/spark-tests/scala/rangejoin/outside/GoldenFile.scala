@@ -7,8 +7,12 @@ import scala.io.Source
  * its comment lines ask for, and the schema and output Spark recorded for each query in
  * `sql-tests/results/<name>.out`.
  */
-final case class GoldenFile(name: String, settings: Seq[(String, String)],
-    dimensions: Seq[Seq[Seq[(String, String)]]], cases: Seq[GoldenFile.Case]) {
+final case class GoldenFile(
+    name: String,
+    settings: Seq[(String, String)],
+    dimensions: Seq[Seq[Seq[(String, String)]]],
+    cases: Seq[GoldenFile.Case]
+) {
 
   /**
    * The settings of each round: round `i` takes the `i`-th value of every `--CONFIG_DIM` line
@@ -28,7 +32,9 @@ object GoldenFile {
 
     /** The exception class Spark recorded, when the query failed. */
     def error: Option[String] =
-      output.headOption.filter(l => schema == "struct<>" && ExceptionClass.pattern.matcher(l).matches())
+      output.headOption.filter(l =>
+        schema == "struct<>" && ExceptionClass.pattern.matcher(l).matches()
+      )
   }
 
   private val ExceptionClass = """[a-z][\w.]*\.[A-Z]\w*(Exception|Error)""".r

@@ -30,7 +30,8 @@ object SparkSuites {
       problems: Seq[String],
       queries: Long,
       pluginQueries: Long,
-      operators: Seq[String])
+      operators: Seq[String]
+  )
 
   def main(args: Array[String]): Unit = {
     require(args.length >= 2, "usage: SparkSuites <results.json> <suite class>...")

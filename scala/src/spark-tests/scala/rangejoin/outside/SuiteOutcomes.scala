@@ -10,6 +10,7 @@ sealed trait Outcome
 object Outcome {
   case object Passed extends Outcome
   final case class Failed(message: String) extends Outcome
+
   /** Ignored, canceled (an `assume` that did not hold) or pending: not run to an answer. */
   final case class NotRun(why: String) extends Outcome
 }
