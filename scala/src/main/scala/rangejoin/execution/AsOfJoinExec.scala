@@ -106,7 +106,8 @@ case class AsOfJoinExec(
   private case class TaskMetrics(
       peakMemory: SQLMetric,
       fullSearches: SQLMetric,
-      numOutputRows: SQLMetric)
+      numOutputRows: SQLMetric
+  )
 
   /** One task: index the right rows, then answer each left row. */
   private def join(
