@@ -103,6 +103,15 @@ lazy val root = (project in file("."))
     Test / javaOptions ++= Seq("-Xmx4g", "-Dlog4j2.configurationFile=conf/log4j2.properties") ++
       JavaModuleOptions.all,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
+    // The fault tests (rangejoin.faults) run a local-cluster master: its workers launch executor
+    // JVMs with the jars/ folder of SPARK_HOME on their classpath, and their work folders under
+    // it. This Spark home's jars/ is empty; the tests give executors their own classpath
+    // (spark.executor.extraClassPath).
+    Test / envVars += {
+      val home = target.value / "local-cluster-home"
+      IO.createDirectory(home / "jars")
+      "SPARK_HOME" -> home.getAbsolutePath
+    },
     commands += Command.single("useBuild") { (state, next) =>
       sys.props("rangejoin.build") = next
       "reload" :: state

@@ -25,6 +25,7 @@ import org.apache.spark.sql.execution.{BinaryExecNode, ExplainUtils, SparkPlan}
 import org.apache.spark.sql.execution.metric.SQLMetric
 
 import rangejoin.condition.{AsOfCondition, AsOfDirection}
+import rangejoin.execution.blocks.InjectedFailures
 import rangejoin.execution.keyed.{AsOfIndex, AsOfProbe, AsOfSearch, AsOfValue, KeyGroupMemory}
 import rangejoin.execution.runtime.JoinMemory
 
@@ -115,6 +116,7 @@ case class AsOfJoinExec(
       rights: Iterator[InternalRow],
       metrics: TaskMetrics
   ): Iterator[InternalRow] = {
+    InjectedFailures.failFirstAttempt()
     // Right columns bound as nullable: a left outer join's unmatched rows pad them with NULLs.
     val both = left.output ++ right.output.map(_.withNullability(true))
     def bindBoth(e: Expression) = BindReferences.bindReference(e, both)

@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.plans._
 import org.apache.spark.sql.catalyst.plans.physical._
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 
+import rangejoin.execution.blocks.InjectedFailures
 import rangejoin.execution.keyed.{KeyGroup, KeyGroups}
 
 /**
@@ -79,10 +80,12 @@ trait KeyClusteredJoinExec extends BinaryExecNode {
     val types = leftKeys.map(_.dataType)
     if (streamIsLeft)
       left.execute().zipPartitions(right.execute()) { (l, r) =>
+        InjectedFailures.failFirstAttempt()
         join(KeyGroups(l, r, leftKeys, rightKeys, types))
       }
     else
       right.execute().zipPartitions(left.execute()) { (r, l) =>
+        InjectedFailures.failFirstAttempt()
         join(KeyGroups(r, l, rightKeys, leftKeys, types))
       }
   }

@@ -74,6 +74,7 @@ class BlockPairRDD[T: ClassTag](
 
   override def compute(split: Partition, context: TaskContext): Iterator[T] = {
     val task = split.asInstanceOf[BlockPairTask]
+    InjectedFailures.failFirstAttempt()
     val streams = new BlockCursor(left, task.leftParents, context)
     val builds = new BlockCursor(right, task.rightParents, context)
     val pairs = task.group.pairs.iterator.map { p =>

@@ -55,7 +55,10 @@ object CachedBlocks {
       peakMemory: SQLMetric
   ): CachedBlocks = {
     val blocks = input
-      .mapPartitions(partition => loader.load(rows(partition), spillSize, peakMemory))
+      .mapPartitions { partition =>
+        InjectedFailures.failFirstAttempt()
+        loader.load(rows(partition), spillSize, peakMemory)
+      }
       .setName("rangejoin sorted blocks")
       .persist(StorageLevel.MEMORY_AND_DISK)
     unpersistWhenExecutionEnds(input.sparkContext, blocks.id)

@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types.DataType
 
-import rangejoin.execution.blocks.{KeyCode, KeyEncoder, LongKeyEncoder}
+import rangejoin.execution.blocks.{InjectedFailures, KeyCode, KeyEncoder, LongKeyEncoder}
 import rangejoin.local.{InequalityOp, SortedRangeIndex}
 
 /**
@@ -45,6 +45,7 @@ final case class BroadcastRangeIndexSource(
 
   /** The index over the broadcast rows: built by the JVM's first task to ask, then shared. */
   def build(): BroadcastRangeIndex = {
+    InjectedFailures.failFirstAttempt()
     val (rows, index) = BuiltIndexes.of(carrier.value, ops, indexBuilds)
     new BroadcastRangeIndex(rows, index)
   }

@@ -6,7 +6,13 @@ import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans._
 import org.apache.spark.sql.execution.metric.SQLMetric
 
-import rangejoin.execution.blocks.{KeyColumn, KeyEncoder, LongKeyEncoder, ValueKeyEncoder}
+import rangejoin.execution.blocks.{
+  InjectedFailures,
+  KeyColumn,
+  KeyEncoder,
+  LongKeyEncoder,
+  ValueKeyEncoder
+}
 import rangejoin.local.InequalityOp
 
 /**
@@ -54,6 +60,7 @@ object ExistenceByBound {
       .reduceOption((a, b) => if (better(a, b)) a else b)
 
     left.mapPartitions { rows =>
+      InjectedFailures.failFirstAttempt()
       val key = comparableKey(leftKey, encoder)
       val matches: InternalRow => Boolean = bound match {
         case None => _ => false

@@ -1,0 +1,89 @@
+package rangejoin.faults
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+
+import rangejoin.config.RangeJoinConf
+import rangejoin.execution.{
+  AsOfJoinExec,
+  BlockRangeJoinExec,
+  BoundFilterJoinExec,
+  BroadcastRangeJoinExec,
+  KeyClusteredJoinExec
+}
+
+/**
+ * A fault query run with the plugin on and checked against the plugin off, in any session: the
+ * fault tests stop and start sessions, so the session is an argument here.
+ */
+object FaultChecks extends AdaptiveSparkPlanHelper {
+
+  /** Runs `body` with the given SQL settings in `spark`, restoring the previous ones afterwards. */
+  def withConf[T](spark: SparkSession, pairs: (String, String)*)(body: => T): T = {
+    val previous = pairs.map { case (k, _) => k -> spark.conf.getOption(k) }
+    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
+    try body
+    finally previous.foreach {
+        case (k, Some(v)) => spark.conf.set(k, v)
+        case (k, None) => spark.conf.unset(k)
+      }
+  }
+
+  /** The range-join operators of `plan`, by node name, top down. */
+  def rangeJoins(plan: SparkPlan): Seq[String] = collect(plan) {
+    case j: BlockRangeJoinExec => j.nodeName
+    case j: BoundFilterJoinExec => j.nodeName
+    case j: BroadcastRangeJoinExec => j.nodeName
+    case j: KeyClusteredJoinExec => j.nodeName
+    case j: AsOfJoinExec => j.nodeName
+  }
+
+  /** The rows of `df` as a sorted list of their string forms. */
+  def multiset(df: DataFrame): Seq[String] = df.collect().map(_.toString).sorted.toSeq
+
+  /**
+   * Runs `query` in `spark` with the plugin on, `pause` sleeping `pauseMillis` in the first
+   * attempt of each of the join's tasks (of partition `pausePartition` only, when not negative)
+   * and `watch` listening; asserts the operators it planned and that it answers as with the
+   * plugin off (run with `pause` not sleeping). Returns the plugin-on run's executed plan.
+   */
+  def runChecked(
+      spark: SparkSession,
+      query: FaultQuery,
+      watch: Option[StageWatch] = None,
+      pauseMillis: Long = 0,
+      pausePartition: Int = -1
+  ): SparkPlan = withConf(spark, query.conf: _*) {
+    val sc = spark.sparkContext
+    FaultQueries.registerPause(spark, pauseMillis, pausePartition)
+    watch.foreach(sc.addSparkListener)
+    val (actual, plan) =
+      try {
+        val df = query.run(spark)
+        (multiset(df), df.queryExecution.executedPlan)
+      } finally
+        watch.foreach { w =>
+          org.apache.spark.sql.execution.rangejoin.FaultProbes.drainListenerBus(sc)
+          sc.removeSparkListener(w)
+        }
+    assert(rangeJoins(plan) == query.operators, s"$query planned other operators:\n$plan")
+    FaultQueries.registerPause(spark, 0)
+    val expected = withConf(spark, RangeJoinConf.Enabled.key -> "false") {
+      val vanilla = query.run(spark)
+      val rows = multiset(vanilla)
+      assert(rangeJoins(vanilla.queryExecution.executedPlan).isEmpty)
+      rows
+    }
+    if (actual != expected)
+      throw new AssertionError(
+        s"""Answers differ for $query: vanilla rows ${expected.size}, accelerated ${actual.size}
+           |missing (first 10): ${expected.diff(actual).take(10).mkString(" ")}
+           |extra (first 10): ${actual.diff(expected).take(10).mkString(" ")}
+           |plan:
+           |$plan""".stripMargin
+      )
+    assert(actual.nonEmpty, s"$query gave no rows")
+    plan
+  }
+}
