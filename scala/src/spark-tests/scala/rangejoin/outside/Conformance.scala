@@ -1,6 +1,5 @@
 package rangejoin.outside
 
-import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path, Paths, StandardCopyOption}
 
 import scala.util.control.NonFatal
@@ -197,14 +196,7 @@ object Conformance {
           )}, """ +
         s""""wrong": ${list(r.wrong)}}"""
     }
-    val settings = PluginSettings.describe.map(Json.str).mkString(", ")
-    val text = s"""{"spark": ${Json.str(SPARK_VERSION)}, "settings": [$settings],
-                  |"files": [
-                  |${files.mkString(",\n")}
-                  |]}
-                  |""".stripMargin
-    Files.createDirectories(out.toAbsolutePath.getParent)
-    Files.write(out, text.getBytes(StandardCharsets.UTF_8))
+    Json.writeResults(out, "files", files)
   }
 }
 

@@ -118,19 +118,28 @@ object SparkSuites {
         s""""problems": [${r.problems.map(Json.str).mkString(", ")}], """ +
         s""""expected_to_differ": [${expected.mkString(", ")}]}"""
     }
-    val settings = PluginSettings.describe.map(Json.str).mkString(", ")
-    val text = s"""{"spark": ${Json.str(SPARK_VERSION)}, "settings": [$settings],
-                  |"suites": [
-                  |${suites.mkString(",\n")}
+    Json.writeResults(out, "suites", suites)
+  }
+}
+
+/** Just enough JSON for the results files: string literals, and the file itself. */
+object Json {
+
+  /**
+   * Writes a results file: the Spark version, the plugin's settings ([[PluginSettings]]) and
+   * `entries` (JSON objects) under `key`.
+   */
+  def writeResults(out: Path, key: String, entries: Seq[String]): Unit = {
+    val settings = PluginSettings.describe.map(str).mkString(", ")
+    val text = s"""{"spark": ${str(SPARK_VERSION)}, "settings": [$settings],
+                  |"$key": [
+                  |${entries.mkString(",\n")}
                   |]}
                   |""".stripMargin
     Files.createDirectories(out.toAbsolutePath.getParent)
     Files.write(out, text.getBytes(StandardCharsets.UTF_8))
   }
-}
 
-/** Just enough JSON for the results files: string literals. */
-object Json {
   def str(s: String): String = {
     val b = new StringBuilder("\"")
     s.foreach {
