@@ -134,12 +134,20 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
       encoders: Seq[KeyEncoder],
       runtimes: Seq[(JoinPass, BlockJoinRuntime)]
   ): RDD[InternalRow] = {
-    // Both sides' load jobs run at once: each may have fewer tasks than there are cores.
+    // Both sides' load jobs run at once: each may have fewer tasks than there are cores. If
+    // waiting for them fails (a load failed, or this thread was interrupted), neither is left
+    // running: Spark does not cancel the jobs of a thread that stops waiting for them.
     val leftLoad = leftBlocks.load()
     val rightLoad = if (rightBlocks eq leftBlocks) leftLoad else rightBlocks.load()
-    val leftStats = leftLoad.get().toArray
-    val rightStats =
-      if (rightKeysSwapped) leftStats.map(_.map(_.keys01Swapped)) else rightLoad.get().toArray
+    val (leftStats, rightLoaded) =
+      try (leftLoad.get().toArray, rightLoad.get().toArray)
+      catch {
+        case e: Throwable =>
+          leftLoad.cancel()
+          rightLoad.cancel()
+          throw e
+      }
+    val rightStats = if (rightKeysSwapped) leftStats.map(_.map(_.keys01Swapped)) else rightLoaded
     metric(JoinMetric.BlocksOnDisk).add(CachedBlocks.bytesOnDisk(Seq(leftBlocks, rightBlocks)))
     val orderings = encoders.map(KeyColumn.ordering)
     val result = runtimes
