@@ -45,11 +45,13 @@ case class StableBroadcastExchangeExec(keys: Seq[Expression], child: SparkPlan)
 
   /** The kept broadcast this run reuses, looked up once, at the first run's start. */
   @transient private lazy val kept: Option[StableBroadcasts.Kept] =
-    identity.flatMap(StableBroadcasts.get)
+    identity.flatMap(StableBroadcasts.get(sparkContext, _))
 
   /** Spark's broadcast, kept for the next run when the input is stable. */
   private def keep(made: Broadcast[Any]): Broadcast[Any] = {
-    identity.foreach(StableBroadcasts.put(_, StableBroadcasts.Kept(made, spark.runtimeStatistics)))
+    identity.foreach { id =>
+      StableBroadcasts.put(sparkContext, id, StableBroadcasts.Kept(made, spark.runtimeStatistics))
+    }
     made
   }
 

@@ -1,6 +1,8 @@
 package rangejoin.execution.broadcast
 
+import org.apache.spark.SparkContext
 import org.apache.spark.broadcast.Broadcast
+import org.apache.spark.scheduler.{SparkListener, SparkListenerApplicationEnd}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan, Statistics}
 import org.apache.spark.sql.execution.{LocalTableScanExec, SparkPlan}
@@ -24,8 +26,10 @@ import org.apache.spark.sql.execution.columnar.{InMemoryRelation, InMemoryTableS
  * is never reused. Any other input (files, tables, a source that may have changed) is read again
  * in every run, as Spark reads it.
  *
- * At most [[Capacity]] broadcasts are kept, the least recently used dropped first; Spark cleans
- * up a dropped broadcast once no plan refers to it.
+ * At most [[Capacity]] broadcasts are kept per SparkContext, the least recently used dropped
+ * first; Spark cleans up a dropped broadcast once no plan refers to it. A context's broadcasts are
+ * dropped when it stops: a broadcast is a stopped context's to read, and its key, a plan, refers
+ * to the stopped context's session.
  */
 object StableBroadcasts {
   val Capacity = 4
@@ -33,14 +37,40 @@ object StableBroadcasts {
   /** A kept broadcast and the statistics of the run that made it. */
   final case class Kept(broadcast: Broadcast[Any], statistics: Statistics)
 
-  private val recent = new java.util.LinkedHashMap[AnyRef, Kept](Capacity, 0.75f, true) {
+  /** One context's kept broadcasts by identity, least recently used first. */
+  private final class Recent extends java.util.LinkedHashMap[AnyRef, Kept](Capacity, 0.75f, true) {
     override def removeEldestEntry(eldest: java.util.Map.Entry[AnyRef, Kept]): Boolean =
       size() > Capacity
   }
 
-  def get(identity: AnyRef): Option[Kept] = recent.synchronized(Option(recent.get(identity)))
+  /** The kept broadcasts of each live context; guarded by itself. */
+  private val byContext = new java.util.WeakHashMap[SparkContext, Recent]
 
-  def put(identity: AnyRef, kept: Kept): Unit = recent.synchronized(recent.put(identity, kept))
+  def get(sc: SparkContext, identity: AnyRef): Option[Kept] = byContext.synchronized {
+    Option(byContext.get(sc)).flatMap(recent => Option(recent.get(identity)))
+  }
+
+  def put(sc: SparkContext, identity: AnyRef, kept: Kept): Unit = byContext.synchronized {
+    val recent = Option(byContext.get(sc)).getOrElse {
+      val made = new Recent
+      byContext.put(sc, made)
+      sc.addSparkListener(new SparkListener {
+        override def onApplicationEnd(end: SparkListenerApplicationEnd): Unit =
+          byContext.synchronized(byContext.remove(sc))
+      })
+      made
+    }
+    recent.put(identity, kept)
+    // A context that stopped before its listener was added never tells it.
+    if (sc.isStopped) byContext.remove(sc)
+  }
+
+  /** How many broadcasts are kept, over every context. */
+  private[rangejoin] def size: Int = byContext.synchronized {
+    var kept = 0
+    byContext.values.forEach(recent => kept += recent.size)
+    kept
+  }
 
   /**
    * Whether a build input reads cached data and nothing that may change, as the planner sees it
