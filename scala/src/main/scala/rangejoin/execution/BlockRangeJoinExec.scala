@@ -140,8 +140,10 @@ trait BlockRangeJoinExec extends InequalityJoinExec {
     val leftLoad = leftBlocks.load()
     val rightLoad = if (rightBlocks eq leftBlocks) leftLoad else rightBlocks.load()
     val (leftStats, rightLoaded) =
-      try (leftLoad.get().toArray, rightLoad.get().toArray)
-      catch {
+      try {
+        val leftLoaded = leftLoad.get().toArray
+        (leftLoaded, rightLoad.get().toArray)
+      } catch {
         case e: Throwable =>
           leftLoad.cancel()
           rightLoad.cancel()

@@ -102,7 +102,7 @@ class CancellationSuite extends FaultSuiteBase {
       // The jobs of an interrupted thread run on, Spark's own included: their sleep is short,
       // except that a block join's loads, jobs of the plugin's own, must stop at once.
       val loads = query == FaultQueries.ieJoinLoads
-      val (outcome, watch) = stopped(query, pauseMillis = if (loads) 60000 else 3000)(_.interrupt())
+      val (outcome, watch) = stopped(query, pauseMillis = if (loads) 60000 else 1500)(_.interrupt())
       assert(outcome.isFailure, s"$query was not interrupted")
       if (loads) {
         val killed = watch.taskEnds.filter(_.reason.isInstanceOf[TaskKilled])
