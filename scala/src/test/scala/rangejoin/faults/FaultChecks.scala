@@ -10,6 +10,8 @@ import rangejoin.execution.{
   BlockRangeJoinExec,
   BoundFilterJoinExec,
   BroadcastRangeJoinExec,
+  JoinMetric,
+  JoinMetrics,
   KeyClusteredJoinExec
 }
 
@@ -39,6 +41,11 @@ object FaultChecks extends AdaptiveSparkPlanHelper {
     case j: AsOfJoinExec => j.nodeName
   }
 
+  /** The output-row metrics of the range-join operators of `plan`, top down. */
+  def outputRows(plan: SparkPlan): Seq[Long] = collect(plan) { case j: JoinMetrics =>
+    j.metrics(JoinMetric.NumOutputRows.key).value
+  }
+
   /** The rows of `df` as a sorted list of their string forms. */
   def multiset(df: DataFrame): Seq[String] = df.collect().map(_.toString).sorted.toSeq
 
@@ -46,7 +53,9 @@ object FaultChecks extends AdaptiveSparkPlanHelper {
    * Runs `query` in `spark` with the plugin on, `pause` sleeping `pauseMillis` in the first
    * attempt of each of the join's tasks (of partition `pausePartition` only, when not negative)
    * and `watch` listening; asserts the operators it planned and that it answers as with the
-   * plugin off (run with `pause` not sleeping). Returns the plugin-on run's executed plan.
+   * plugin off (run with `pause` not sleeping), and that the join's output-row metric counts the
+   * rows (each fault query returns its join's rows), each once whatever attempts its tasks took.
+   * Returns the plugin-on run's executed plan.
    */
   def runChecked(
       spark: SparkSession,
@@ -84,6 +93,7 @@ object FaultChecks extends AdaptiveSparkPlanHelper {
            |$plan""".stripMargin
       )
     assert(actual.nonEmpty, s"$query gave no rows")
+    assert(outputRows(plan) == Seq(actual.size.toLong), s"$query: output rows ${actual.size}")
     plan
   }
 }
