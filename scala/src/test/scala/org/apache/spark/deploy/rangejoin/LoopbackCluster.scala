@@ -47,3 +47,18 @@ final class LoopbackCluster(hosts: Seq[String], coresPerWorker: Int, memoryMbPer
       env.awaitTermination()
     }
 }
+
+object LoopbackCluster {
+
+  /**
+   * Whether this machine can bind to each of `hosts` (Linux routes all of 127.0.0.0/8 to the
+   * loopback interface; macOS only 127.0.0.1 unless others are aliased).
+   */
+  def bindable(hosts: Seq[String]): Boolean = hosts.forall { host =>
+    try {
+      val socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName(host))
+      socket.close()
+      true
+    } catch { case _: java.io.IOException => false }
+  }
+}
