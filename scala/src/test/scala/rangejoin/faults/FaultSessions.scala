@@ -88,7 +88,10 @@ object FaultSessions {
     RangeJoinConf.BroadcastEnabled.key -> "false",
     // Every shuffle partition a task of its own, so that a join's stage has tasks on both
     // executors.
-    "spark.sql.adaptive.coalescePartitions.enabled" -> "false"
+    "spark.sql.adaptive.coalescePartitions.enabled" -> "false",
+    // A task that succeeds but ends holding execution memory fails, instead of Spark freeing the
+    // memory with a warning.
+    "spark.unsafe.exceptionOnMemoryLeak" -> "true"
   )
 
   private def clusterSettings(executorJavaOptions: Seq[String]): Seq[(String, String)] = {
