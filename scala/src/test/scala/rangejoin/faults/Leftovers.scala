@@ -6,7 +6,8 @@ import org.apache.spark.sql.execution.rangejoin.FaultProbes
 /**
  * What a query must not leave behind once its jobs have ended, whether they succeeded, failed or
  * were cancelled: execution memory held, spill files in the local directories, and cached blocks
- * of the plugin (its sorted blocks are dropped when the query's SQL execution ends).
+ * of the plugin (its sorted blocks are dropped once the query has ended and no task of its jobs
+ * runs).
  */
 object Leftovers {
 
