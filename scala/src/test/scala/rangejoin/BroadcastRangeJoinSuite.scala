@@ -1,5 +1,6 @@
 package rangejoin
 
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, BuildSide}
 import org.apache.spark.sql.execution.{FilterExec, InputAdapter, SparkPlan, WholeStageCodegenExec}
 import org.apache.spark.sql.execution.aggregate.HashAggregateExec
@@ -8,6 +9,7 @@ import org.apache.spark.sql.types.DataType
 
 import rangejoin.config.RangeJoinConf
 import rangejoin.execution.{BroadcastRangeJoinExec, JoinMetric}
+import rangejoin.execution.broadcast.StableBroadcastExchangeExec
 import rangejoin.execution.blocks.{KeyEncoder, LongKeyEncoder}
 
 /**
@@ -408,6 +410,34 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
             assert(refreshed._2 == 1, s"adaptive $adaptive: refreshed data is indexed again")
           } finally cached.unpersist()
         }
+      }
+    }
+  }
+
+  test("a kept broadcast is found whichever thread runs the exchange, with or without a session") {
+    // The exchange may run on one of Spark's broadcast threads, whose active session can be
+    // another one or none: the kept broadcast belongs to the exchange's own SparkContext.
+    setUp()
+    val q = "SELECT p.id, r.rid FROM points p LEFT JOIN kept_ranges r ON p.v >= r.lo AND p.v < r.hi"
+    def exchange() = collect(spark.sql(q).queryExecution.executedPlan) {
+      case e: StableBroadcastExchangeExec => e
+    }.head
+    withConf("spark.sql.adaptive.enabled" -> "false") {
+      broadcastOn {
+        val cached = spark.table("ranges").cache()
+        cached.createOrReplaceTempView("kept_ranges")
+        try {
+          val kept = exchange().executeBroadcast[Any]().id
+          val planned = exchange() // planned here, run where no session is active
+          var again: scala.util.Try[Long] = null
+          val thread = new Thread(() => {
+            SparkSession.clearActiveSession()
+            again = scala.util.Try(planned.executeBroadcast[Any]().id)
+          })
+          thread.start()
+          thread.join()
+          assert(again.get == kept)
+        } finally cached.unpersist()
       }
     }
   }

@@ -41,7 +41,8 @@ case class StableBroadcastExchangeExec(keys: Seq[Expression], child: SparkPlan)
   @transient private lazy val spark = BroadcastExchangeExec(mode, child)
 
   /** The input's identity across runs (None: not stable), worked out once, at run time. */
-  @transient private lazy val identity: Option[AnyRef] = StableBroadcasts.identity(child)
+  @transient private lazy val identity: Option[AnyRef] =
+    StableBroadcasts.identity(child, sparkContext)
 
   /** The kept broadcast this run reuses, looked up once, at the first run's start. */
   @transient private lazy val kept: Option[StableBroadcasts.Kept] =

@@ -3,7 +3,6 @@ package rangejoin.execution.broadcast
 import org.apache.spark.SparkContext
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.scheduler.{SparkListener, SparkListenerApplicationEnd}
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan, Statistics}
 import org.apache.spark.sql.execution.{LocalTableScanExec, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.{
@@ -99,9 +98,11 @@ object StableBroadcasts {
   /**
    * The identity of a stable input's rows, or None when they may differ between runs: it reads
    * something other than cached or inlined rows, or a cache that is no longer persisted. Adaptive
-   * query stages (a cached table's) are looked through to the plans they ran.
+   * query stages (a cached table's) are looked through to the plans they ran. The caches are
+   * looked up in `sc`, the plan's own context, whichever thread asks and whatever session is
+   * active on it.
    */
-  def identity(plan: SparkPlan): Option[AnyRef] = {
+  def identity(plan: SparkPlan, sc: SparkContext): Option[AnyRef] = {
     val leaves = leavesThroughStages(plan)
     val stable = !plan.exists(_.expressions.exists(!_.deterministic)) && leaves.forall {
       case _: InMemoryTableScanExec | _: LocalTableScanExec => true
@@ -111,8 +112,8 @@ object StableBroadcasts {
       s.relation.cacheBuilder.cachedColumnBuffers.id
     }
     // An unpersisted cache is computed again from its source, which may have changed.
-    val persisted = SparkSession.getActiveSession.map(_.sparkContext.getPersistentRDDs)
-    if (stable && persisted.exists(p => cached.forall(p.contains)))
+    val persisted = sc.getPersistentRDDs
+    if (stable && cached.forall(persisted.contains))
       Some((plan.canonicalized, cached))
     else None
   }
