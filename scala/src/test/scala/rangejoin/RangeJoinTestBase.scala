@@ -57,15 +57,8 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
     TestSessions.getOrCreate(getClass.getSimpleName, master, sessionSettings)
 
   /** Runs `body` with the given SQL confs set, restoring the previous values afterwards. */
-  def withConf[T](pairs: (String, String)*)(body: => T): T = {
-    val previous = pairs.map { case (k, _) => k -> spark.conf.getOption(k) }
-    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
-    try body
-    finally previous.foreach {
-        case (k, Some(v)) => spark.conf.set(k, v)
-        case (k, None) => spark.conf.unset(k)
-      }
-  }
+  def withConf[T](pairs: (String, String)*)(body: => T): T =
+    TestSessions.withConf(spark, pairs: _*)(body)
 
   /**
    * A query of tables `l` and `r` joined on a condition, in each join type: inner, left, right

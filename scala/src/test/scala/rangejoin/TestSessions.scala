@@ -55,6 +55,17 @@ object TestSessions {
     getOrCreate(appName, master, settings)
   }
 
+  /** Runs `body` with the given SQL settings in `spark`, restoring the previous ones afterwards. */
+  def withConf[T](spark: SparkSession, pairs: (String, String)*)(body: => T): T = {
+    val previous = pairs.map { case (k, _) => k -> spark.conf.getOption(k) }
+    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
+    try body
+    finally previous.foreach {
+        case (k, Some(v)) => spark.conf.set(k, v)
+        case (k, None) => spark.conf.unset(k)
+      }
+  }
+
   /** Stops the running session, if any, so that the next `getOrCreate` builds a new one. */
   def stopAll(): Unit = {
     (SparkSession.getActiveSession ++ SparkSession.getDefaultSession).foreach(_.stop())

@@ -7,6 +7,7 @@ import scala.util.{Failure, Success, Try}
 import org.apache.spark.TaskKilled
 import org.apache.spark.sql.execution.rangejoin.FaultProbes
 
+import rangejoin.TestSessions
 import rangejoin.config.RangeJoinConf
 
 /**
@@ -54,7 +55,7 @@ class CancellationSuite extends FaultSuiteBase {
     val sc = spark.sparkContext
     val watch = new StageWatch(query.joinStage)
     val outcome = new AtomicReference[Try[_]]
-    FaultChecks.withConf(spark, query.conf: _*) {
+    TestSessions.withConf(spark, query.conf: _*) {
       FaultQueries.registerPause(spark, pauseMillis)
       sc.addSparkListener(watch)
       val thread = new Thread(() => {

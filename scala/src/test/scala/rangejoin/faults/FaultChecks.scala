@@ -4,6 +4,7 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 
+import rangejoin.TestSessions
 import rangejoin.config.RangeJoinConf
 import rangejoin.execution.{
   AsOfJoinExec,
@@ -20,17 +21,6 @@ import rangejoin.execution.{
  * fault tests stop and start sessions, so the session is an argument here.
  */
 object FaultChecks extends AdaptiveSparkPlanHelper {
-
-  /** Runs `body` with the given SQL settings in `spark`, restoring the previous ones afterwards. */
-  def withConf[T](spark: SparkSession, pairs: (String, String)*)(body: => T): T = {
-    val previous = pairs.map { case (k, _) => k -> spark.conf.getOption(k) }
-    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
-    try body
-    finally previous.foreach {
-        case (k, Some(v)) => spark.conf.set(k, v)
-        case (k, None) => spark.conf.unset(k)
-      }
-  }
 
   /** The range-join operators of `plan`, by node name, top down. */
   def rangeJoins(plan: SparkPlan): Seq[String] = collect(plan) {
@@ -63,7 +53,7 @@ object FaultChecks extends AdaptiveSparkPlanHelper {
       watch: Option[StageWatch] = None,
       pauseMillis: Long = 0,
       pausePartition: Int = -1
-  ): SparkPlan = withConf(spark, query.conf: _*) {
+  ): SparkPlan = TestSessions.withConf(spark, query.conf: _*) {
     val sc = spark.sparkContext
     FaultQueries.registerPause(spark, pauseMillis, pausePartition)
     watch.foreach(sc.addSparkListener)
@@ -78,7 +68,7 @@ object FaultChecks extends AdaptiveSparkPlanHelper {
         }
     assert(rangeJoins(plan) == query.operators, s"$query planned other operators:\n$plan")
     FaultQueries.registerPause(spark, 0)
-    val expected = withConf(spark, RangeJoinConf.Enabled.key -> "false") {
+    val expected = TestSessions.withConf(spark, RangeJoinConf.Enabled.key -> "false") {
       val vanilla = query.run(spark)
       val rows = multiset(vanilla)
       assert(rangeJoins(vanilla.queryExecution.executedPlan).isEmpty)

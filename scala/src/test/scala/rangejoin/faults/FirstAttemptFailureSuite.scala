@@ -5,6 +5,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 
+import rangejoin.TestSessions
 import rangejoin.execution.{JoinMetric, JoinMetrics}
 import rangejoin.execution.blocks.InjectedFailures
 
@@ -47,7 +48,7 @@ class FirstAttemptFailureSuite extends FaultSuiteBase with AdaptiveSparkPlanHelp
   private def runIn(session: SparkSession, query: FaultQuery) = {
     FaultQueries.createTables(session)
     FaultQueries.registerPause(session, 0)
-    FaultChecks.withConf(session, query.conf: _*) {
+    TestSessions.withConf(session, query.conf: _*) {
       val df = query.run(session)
       df.collect()
       metricsOf(df.queryExecution.executedPlan)

@@ -30,20 +30,23 @@ class BlockLoaderSuite extends RangeJoinTestBase {
     .orderBy(org.apache.spark.sql.functions.rand(shuffleSeed))
     .coalesce(1)
 
+  /** A loader of `df`'s rows keyed on its second column, an int. */
+  private def loaderOf(df: org.apache.spark.sql.DataFrame, spillRows: Int) = new BlockLoader(
+    df.queryExecution.analyzed.output,
+    Seq(BoundReference(1, IntegerType, nullable = true)),
+    Seq(KeyEncoder.forType(IntegerType)),
+    blockRows,
+    spillRows,
+    ordersKey1 = false
+  )
+
   /**
    * Per block: whether it holds NULL-key rows, its rows in hex (sorted: rows with equal keys may
    * come in any order within a block), and its keys.
    */
   private def load(shuffleSeed: Int, spillRows: Int) = {
     val df = input(shuffleSeed)
-    val loader = new BlockLoader(
-      df.queryExecution.analyzed.output,
-      Seq(BoundReference(1, IntegerType, nullable = true)),
-      Seq(KeyEncoder.forType(IntegerType)),
-      blockRows,
-      spillRows,
-      ordersKey1 = false
-    )
+    val loader = loaderOf(df, spillRows)
     val spillSize = SQLMetrics.createSizeMetric(spark.sparkContext, "spill size")
     val peakMemory = SQLMetrics.createSizeMetric(spark.sparkContext, "peak memory")
     val blocks = df.queryExecution.toRdd
@@ -174,14 +177,7 @@ class BlockLoaderSuite extends RangeJoinTestBase {
     // task that ends holding execution memory.
     val df = input(shuffleSeed = 7)
     for (spillRows <- Seq(Int.MaxValue, 10)) { // sorted in memory; by Spark's external sorter
-      val loader = new BlockLoader(
-        df.queryExecution.analyzed.output,
-        Seq(BoundReference(1, IntegerType, nullable = true)),
-        Seq(KeyEncoder.forType(IntegerType)),
-        blockRows,
-        spillRows,
-        ordersKey1 = false
-      )
+      val loader = loaderOf(df, spillRows)
       val spillSize = SQLMetrics.createSizeMetric(spark.sparkContext, "spill size")
       val peakMemory = SQLMetrics.createSizeMetric(spark.sparkContext, "peak memory")
       val sizes = df.queryExecution.toRdd
