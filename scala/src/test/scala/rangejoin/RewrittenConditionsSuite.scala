@@ -105,6 +105,118 @@ class RewrittenConditionsSuite extends RangeJoinTestBase {
     assert(check(DateType, datediff, always("KeyGroupIEJoin"), joinShapes.take(6)) > 0)
   }
 
+  // Timestamps and dates bounded by interval constants.
+
+  private val sessionZone = SQLConf.SESSION_LOCAL_TIMEZONE.key
+
+  /** Zones with one offset, with daylight saving time, and with a half-hour change of clocks. */
+  private val zones = Seq("UTC", "America/Los_Angeles", "Australia/Lord_Howe")
+
+  /**
+   * Tables `l` and `r` whose timestamps `a` and `b` lie within three hours of a change of clocks
+   * in one of [[zones]] (2021), at whole minutes or a second off them, so that differences fall
+   * on and next to the bounds; NULLs, and `c`, a key of two values. `ntz`: as `TIMESTAMP_NTZ`.
+   */
+  private def clockChangeTables(seed: Long, ntz: Boolean = false): Unit = {
+    val changes = Seq("2021-03-14T10:00:00Z", "2021-11-07T09:00:00Z", "2021-04-03T15:00:00Z")
+      .map(java.time.Instant.parse(_).getEpochSecond)
+    val random = new scala.util.Random(seed)
+    def instant(): java.lang.Long =
+      if (random.nextInt(12) == 0) null
+      else changes(random.nextInt(3)) + random.nextInt(361) * 60 - 10800 + random.nextInt(3) - 1
+    val timestamp = if (ntz) "TIMESTAMP_NTZ" else "TIMESTAMP"
+    for ((name, rows) <- Seq("l" -> 45, "r" -> 40)) {
+      val values = (0 until rows).map(id => (id, instant(), instant(), id % 2))
+      spark
+        .createDataFrame(values)
+        .toDF("id", "a", "b", "c")
+        .selectExpr(
+          "id",
+          s"CAST(timestamp_seconds(a) AS $timestamp) AS a",
+          s"CAST(timestamp_seconds(b) AS $timestamp) AS b",
+          "c"
+        )
+        .localCheckpoint()
+        .createOrReplaceTempView(name)
+    }
+  }
+
+  test("timestamp differences against intervals plan IEJoin in every zone, across clock changes") {
+    // In a zone with daylight saving time `ts1 - ts2` is a difference of wall-clock times, up to
+    // an hour away from the difference of the instants near a change of clocks.
+    for (zone <- zones) withConf(sessionZone -> zone) {
+      clockChangeTables(seed = 11)
+      for (mode <- modes) withConf(mode: _*) {
+        withClue(s"$zone, $mode: ") {
+          val both = "abs(l.a - r.a) <= INTERVAL 30 MINUTES"
+          assert(joinShapes.map(shape => checkOperator(shape(both), Some("IEJoin"))).sum > 0)
+          val between = "l.a - r.b BETWEEN INTERVAL '-1' HOUR AND INTERVAL '59:59' MINUTE TO SECOND"
+          assert(checkOperator(joinShapes.head(between), Some("IEJoin")) > 0)
+          val oneSided = "r.a - l.b < INTERVAL 2 HOURS AND l.b < r.a"
+          assert(checkOperator(joinShapes(1)(oneSided), Some("IEJoin")) > 0)
+        }
+      }
+    }
+  }
+
+  test("TIMESTAMP_NTZ differences against intervals plan IEJoin") {
+    for (zone <- zones.take(2)) withConf(sessionZone -> zone) {
+      clockChangeTables(seed = 12, ntz = true)
+      for (mode <- modes) withConf(mode: _*) {
+        val condition = "abs(l.a - r.b) < INTERVAL '01:30' HOUR TO MINUTE"
+        assert(joinShapes.map(shape => checkOperator(shape(condition), Some("IEJoin"))).sum > 0)
+      }
+    }
+  }
+
+  test("date differences against intervals plan IEJoin on whole days") {
+    // `d1 - d2` is whole days in microseconds: 36 hours admits a difference of one day.
+    assert(check(DateType, "abs(l.a - r.a) < INTERVAL 36 HOURS", always("IEJoin")) > 0)
+    val between = "l.a - r.b BETWEEN INTERVAL '-2' DAY AND INTERVAL '1 00:00:01' DAY TO SECOND"
+    assert(check(DateType, between, always("IEJoin"), joinShapes.take(2)) > 0)
+    val strict = "l.a - r.a < INTERVAL 2 DAYS AND l.a > r.b"
+    assert(check(DateType, strict, always("IEJoin"), joinShapes.take(2)) > 0)
+  }
+
+  test("an equality key with a timestamp tolerance: SlidingWindowJoin, KeyGroupIEJoin with DST") {
+    // Wall-clock keys in a zone with daylight saving time are not monotone: no sliding window.
+    for (zone <- zones.take(2)) withConf(sessionZone -> zone) {
+      clockChangeTables(seed = 13)
+      val operator = if (zone == "UTC") "SlidingWindowJoin" else "KeyGroupIEJoin"
+      for (mode <- modes; shape <- joinShapes.take(6)) withConf(mode: _*) {
+        val condition = "l.c = r.c AND abs(l.a - r.a) <= INTERVAL 20 MINUTES"
+        checkOperator(shape(condition), Some(operator))
+      }
+    }
+  }
+
+  test("timestamps next to the long range: wall-clock keys saturate and are guarded") {
+    // Within a day of the long range a timestamp's wall-clock microseconds do not fit in a long.
+    val nearMin = Seq(
+      "-9223372036854775808",
+      "-9223372036854775807",
+      "-9223372036854775000",
+      "-9223372030000000000",
+      "-9223372000000000000"
+    )
+    val nearMax = Seq(
+      "9223372036854775807",
+      "9223372036854775806",
+      "9223372036854775000",
+      "9223372030000000000",
+      "9223372000000000000"
+    )
+    // Los Angeles is behind UTC there (by its local mean time), Tokyo ahead of it.
+    for ((zone, values) <- Seq("America/Los_Angeles" -> nearMin, "Asia/Tokyo" -> nearMax)) {
+      withConf(sessionZone -> zone) {
+        val timestamps = values.map(v => s"timestamp_micros(CAST($v AS BIGINT))") :+ "NULL"
+        extremeTables(timestamps, "TIMESTAMP")
+        assert(eachShape("abs(l.a - r.a) <= INTERVAL 3 HOURS", "IEJoin") > 0)
+        assert(eachShape("l.a - r.a <= INTERVAL 1 SECOND", "PiecewiseMergeJoin") > 0)
+      }
+    }
+  }
+
   test("an open end, `x < e OR e IS NULL`, plans IEJoin with the other bound") {
     for (dt <- Seq(IntegerType, DateType, TimestampType, DoubleType)) {
       assert(check(dt, "l.a >= r.a AND (l.a < r.b OR r.b IS NULL)", always("IEJoin")) > 0)

@@ -21,7 +21,8 @@ sealed trait CandidateKey extends UnaryExpression {
 }
 
 /**
- * `child + offset` over an integral value (byte, short, int, long or a date's days) widened to
+ * `child + offset` over an integral value (byte, short, int, long, a date's days or a timestamp's
+ * microseconds) widened to
  * long, saturating at the long range instead of wrapping, so that the key is exact where the
  * sum fits and still on the right side of every long where it does not.
  *
@@ -92,6 +93,7 @@ object IntegralOffsetKey {
 
   def supports(dt: DataType): Boolean = dt match {
     case ByteType | ShortType | IntegerType | LongType | DateType => true
+    case TimestampType | TimestampNTZType => true // microseconds
     case _ => false
   }
 
@@ -165,6 +167,46 @@ final case class FloatingOffsetKey(
 
   override protected def withNewChildInternal(newChild: Expression): FloatingOffsetKey =
     copy(child = newChild)
+}
+
+/**
+ * A timestamp's wall-clock time in `zone` as microseconds since 1970-01-01 00:00 (the instant's
+ * microseconds plus the zone's offset at that instant), saturating at the long range: the
+ * microseconds Spark subtracts for `ts1 - ts2` (see [[DifferenceBounds]]). Not monotone: where
+ * clocks go back, later instants have earlier wall-clock times.
+ */
+final case class LocalMicrosKey(child: Expression, zone: java.time.ZoneId) extends CandidateKey {
+
+  require(child.dataType == TimestampType, child.dataType)
+
+  override def dataType: DataType = LongType
+  override def monotone: Boolean = false
+
+  override protected def nullSafeEval(input: Any): Any =
+    LocalMicrosKey.localMicros(input.asInstanceOf[Long], zone)
+
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
+    val zoneRef = ctx.addReferenceObj("zone", zone, classOf[java.time.ZoneId].getName)
+    defineCodeGen(ctx, ev, c => s"${classOf[LocalMicrosKey].getName}.localMicros($c, $zoneRef)")
+  }
+
+  override def sql: String = s"local_micros(${child.sql}, '$zone')"
+  override def toString: String = sql
+
+  override protected def withNewChildInternal(newChild: Expression): LocalMicrosKey =
+    copy(child = newChild)
+}
+
+object LocalMicrosKey {
+
+  def localMicros(micros: Long, zone: java.time.ZoneId): Long = {
+    val instant = java.time.Instant.ofEpochSecond(
+      Math.floorDiv(micros, 1000000L),
+      Math.floorMod(micros, 1000000L) * 1000
+    )
+    val offsetSeconds = zone.getRules.getOffset(instant).getTotalSeconds
+    IntegralOffsetKey.saturatingAdd(micros, offsetSeconds * 1000000L)
+  }
 }
 
 /**

@@ -1,5 +1,7 @@
 package rangejoin.condition
 
+import scala.math.BigDecimal.RoundingMode
+
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.types._
 
@@ -12,7 +14,9 @@ import rangejoin.local.InequalityOp.{Ge, Gt, Le, Lt}
  * `x - y op c`, `c op x - y`, `x - y BETWEEN c1 AND c2` (two such conjuncts once Spark has
  * rewritten it), `abs(x - y) < c` or `<= c`, and `datediff(x, y)` in place of `x - y`; `x` and
  * `y` each read one input (either way round), `c` is a constant, `op` is `< <= > >=`.
- * `unix_timestamp(a) - unix_timestamp(b)` is such a difference of two longs.
+ * `unix_timestamp(a) - unix_timestamp(b)` is such a difference of two longs. `x` and `y` may also
+ * be timestamps or dates, whose difference is a day-time interval compared with an interval
+ * constant: `abs(a.ts - b.ts) <= INTERVAL 5 SECONDS`, `a.d - b.d BETWEEN INTERVAL ...`.
  *
  * The conjuncts on one difference `D = x - y` are merged into `lower <= D <= upper`, which
  * becomes `x >= y + lower` and `x <= y + upper`, keyed by [[CandidateKey]]s. The conjuncts stay
@@ -35,13 +39,26 @@ import rangejoin.local.InequalityOp.{Ge, Gt, Le, Lt}
  *    in Spark, so `x - y >= c` holds when `x` or `y` is NaN or both are the same infinity: a
  *    NaN `x` is above every key, and with no upper bound in the group a NaN `y` gets the
  *    lowest key. Bounds that are NaN or infinite are left alone.
+ *  - '''Timestamps and dates'''. A day-time interval is a long count of microseconds, and Spark
+ *    computes these differences exactly or fails: `ts1 - ts2` is the difference of the two
+ *    timestamps as wall-clock times in the session time zone, and `d1 - d2` the days between
+ *    two dates times the microseconds in a day. In a zone with one fixed offset (UTC, `+02:00`)
+ *    and for `TIMESTAMP_NTZ`, the wall-clock difference is the difference of the stored
+ *    microseconds, and the keys are the timestamps themselves. In a zone with daylight saving
+ *    time it is not (across a change of clocks the two differ by the change), so each timestamp's
+ *    key is its wall-clock time as microseconds ([[LocalMicrosKey]]), which makes the candidates
+ *    exact again; such a key is not monotone, and it is guarded as a wrapping difference is,
+ *    since it saturates within a day of the long range. A date difference's bounds in
+ *    microseconds become whole days: `D <= c` is `days <= floor(c / day)`, `D >= c` is
+ *    `days >= ceil(c / day)`.
  *  - '''Errors'''. With ANSI on, Spark fails a query on the first pair whose `x - y` (or
  *    `abs`) overflows. The candidates leave out pairs outside the bounds, so such a pair is
  *    never evaluated and the query may succeed where vanilla Spark fails, as its hash joins
  *    do for pairs with different keys. Every pair that is evaluated is evaluated by Spark's
  *    own expression.
  *
- * Decimals, intervals and `timestampdiff` are not rewritten.
+ * Decimals, differences of intervals, the `CalendarInterval` differences of
+ * `spark.sql.legacy.interval.enabled` and `timestampdiff` are not rewritten.
  */
 object DifferenceBounds {
 
@@ -57,9 +74,13 @@ object DifferenceBounds {
       .flatMap(group => inequalities(group.reduce(_ merge _)))
   }
 
-  /** How `x - y` is computed: in a `bits`-wide integer that `wraps` on overflow, or in floating. */
+  /**
+   * How `x - y` is computed: in a `bits`-wide integer that `wraps` on overflow, `D` being `unit`
+   * times that integer (the microseconds of a day for a date difference, 1 otherwise); or in
+   * floating point.
+   */
   private sealed trait Arithmetic
-  private final case class Integral(bits: Int, wraps: Boolean) extends Arithmetic
+  private final case class Integral(bits: Int, wraps: Boolean, unit: Long = 1) extends Arithmetic
   private final case class Floating(dataType: DataType) extends Arithmetic
 
   /** `x - y` with `x` over the left input when `xLeft`, else over the right. */
@@ -74,7 +95,7 @@ object DifferenceBounds {
         x.canonicalized,
         y.canonicalized,
         arithmetic match {
-          case Integral(bits, _) => Integral(bits, wraps = false)
+          case integral: Integral => integral.copy(wraps = false)
           case floating => floating
         }
       )
@@ -92,7 +113,7 @@ object DifferenceBounds {
   ) {
     def merge(other: Bound): Bound = {
       val wraps = (difference.arithmetic, other.difference.arithmetic) match {
-        case (Integral(bits, a), Integral(_, b)) => Integral(bits, a || b)
+        case (a: Integral, b: Integral) => a.copy(wraps = a.wraps || b.wraps)
         case (floating, _) => floating
       }
       Bound(
@@ -119,7 +140,9 @@ object DifferenceBounds {
           d <- difference(inner, left, right)
           limit <- limit(d.arithmetic, value, op)
         } yield {
-          val legacy = !failOnError && d.arithmetic.isInstanceOf[Integral]
+          // `abs` of an interval fails on overflow whatever `failOnError` says.
+          val legacy = !failOnError && d.arithmetic.isInstanceOf[Integral] &&
+            !inner.dataType.isInstanceOf[DayTimeIntervalType]
           Bound(d, Some(-limit), Some(limit), legacy)
         }
       case _ =>
@@ -133,19 +156,22 @@ object DifferenceBounds {
   }
 
   /**
-   * The non-strict bound `D op value` puts on `D`: for integers strict ops move to the next
-   * integer; floating bounds must be finite. A float `D` compared in double takes the double
-   * bound, which the keys round outwards to a float (see [[inequalities]]).
+   * The non-strict bound `D op value` puts on `D`, in units of the integer `D` is a multiple of:
+   * for integers strict ops move to the next integer, and a bound on a multiple of `unit` to the
+   * multiples within it; floating bounds must be finite. A float `D` compared in double takes the
+   * double bound, which the keys round outwards to a float (see [[inequalities]]).
    */
   private def limit(arithmetic: Arithmetic, value: Any, op: InequalityOp): Option[BigDecimal] =
     (arithmetic, value) match {
-      case (_: Integral, v @ (_: Byte | _: Short | _: Int | _: Long)) =>
+      case (Integral(_, _, unit), v @ (_: Byte | _: Short | _: Int | _: Long)) =>
         val n = BigDecimal(v.asInstanceOf[Number].longValue)
-        Some(op match {
+        val nonStrict = op match {
           case Lt => n - 1
           case Gt => n + 1
           case Le | Ge => n
-        })
+        }
+        val rounding = if (op.leftSmaller) RoundingMode.FLOOR else RoundingMode.CEILING
+        Some((nonStrict / unit).setScale(0, rounding))
       case (_: Floating, v: Double) if !v.isNaN && !v.isInfinite => Some(BigDecimal(v))
       case (_: Floating, v: Float) if !v.isNaN && !v.isInfinite => Some(BigDecimal(v.toDouble))
       case _ => None
@@ -165,15 +191,26 @@ object DifferenceBounds {
           case _ => None
         }
       case DateDiff(end, start) => oriented(end, start, Integral(32, wraps = true))
+      case s: SubtractTimestamps if s.dataType.isInstanceOf[DayTimeIntervalType] =>
+        val zone = s.zoneIdForType(s.left.dataType)
+        if (zone.getRules.isFixedOffset) oriented(s.left, s.right, Integral(64, wraps = false))
+        else {
+          val local = Integral(64, wraps = true)
+          oriented(LocalMicrosKey(s.left, zone), LocalMicrosKey(s.right, zone), local)
+        }
+      case s: SubtractDates if s.dataType.isInstanceOf[DayTimeIntervalType] =>
+        oriented(s.left, s.right, Integral(64, wraps = false, unit = MicrosPerDay))
       case _ => None
     }
   }
 
   private def bits(dt: DataType): Int = dt.defaultSize * 8
 
+  private val MicrosPerDay = 86400L * 1000 * 1000
+
   /**
    * `e` without the casts that widen it exactly (an integer to a wider integer, a float to a
-   * double), which type coercion puts around a difference compared with a wider constant. A
+   * double, a day-time interval to one with a finer last field), which type coercion puts around a difference compared with a wider constant. A
    * bound in the wider type still bounds the narrower value the same way.
    */
   private def exactWidening(e: Expression): Expression = e match {
@@ -183,6 +220,8 @@ object DifferenceBounds {
             if inner.dataType.defaultSize < to.defaultSize =>
           exactWidening(inner)
         case (FloatType, DoubleType) => exactWidening(inner)
+        case (from: DayTimeIntervalType, to: DayTimeIntervalType) if to.endField >= from.endField =>
+          exactWidening(inner) // the same microseconds, shown with more fields
         case _ => e
       }
     case _ => e
@@ -194,7 +233,7 @@ object DifferenceBounds {
     def oriented(xKey: Expression, op: InequalityOp, yKey: Expression) =
       if (d.xLeft) Inequality(xKey, op, yKey) else Inequality(yKey, op.flip, xKey)
     d.arithmetic match {
-      case Integral(bits, wraps) =>
+      case Integral(bits, wraps, _) =>
         val threshold = 1L << (bits - 2)
         val within = (b.lower ++ b.upper).forall(_.abs <= threshold)
         val guardY = wraps || b.legacyAbs

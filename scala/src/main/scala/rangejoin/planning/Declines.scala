@@ -1,14 +1,18 @@
 package rangejoin.planning
 
 import org.apache.spark.sql.catalyst.expressions.{
+  AttributeSet,
+  Expression,
   GreaterThan,
   GreaterThanOrEqual,
   LessThan,
-  LessThanOrEqual
+  LessThanOrEqual,
+  Or
 }
 import org.apache.spark.sql.catalyst.plans.logical.Join
 import org.apache.spark.sql.execution.QueryExecution
 
+import rangejoin.condition.{Comparison, JoinConditionAnalysis}
 import rangejoin.execution.BlockJoinOutputExec
 
 /**
@@ -24,6 +28,40 @@ object Declines {
       case _: LessThan | _: LessThanOrEqual | _: GreaterThan | _: GreaterThanOrEqual => true
       case _ => false
     })
+
+  /**
+   * Why no conjunct of a condition gives the plugin an inequality: each conjunct that compares
+   * by order, with the cause that keeps it from being one, or the conjuncts as they are when
+   * none compares by order.
+   */
+  def noInequality(residuals: Seq[Expression], left: AttributeSet, right: AttributeSet): String = {
+    val ordered = residuals.filter(_.exists(Comparison.unapply(_).isDefined))
+    val causes =
+      if (ordered.isEmpty) residuals.map(r => s"`${r.sql}`")
+      else ordered.map(r => s"`${r.sql}` ${cause(r, left, right)}")
+    "no part of the condition compares an expression of the left input with one of the right " +
+      "input by <, <=, >, >=, or bounds their difference (x - y, abs(x - y), datediff, " +
+      "timestamps or dates against an interval) by a constant: " + causes.mkString("; ")
+  }
+
+  /** What keeps a conjunct that compares by order from being an inequality of the two inputs. */
+  private def cause(c: Expression, left: AttributeSet, right: AttributeSet): String = {
+    def readsBoth(e: Expression) =
+      e.references.exists(left.contains) && e.references.exists(right.contains)
+    c match {
+      case _: Or => "is a disjunction (OR)"
+      case Comparison(a, _, _) if !JoinConditionAnalysis.isSortableKeyType(a.dataType) =>
+        s"compares ${a.dataType.simpleString} values, a type the plugin does not sort"
+      case Comparison(a, _, b) if Seq(a, b).exists(readsBoth) =>
+        val both = Seq(a, b).filter(readsBoth).map(e => s"`${e.sql}`").mkString(" and ")
+        s"has $both reading both inputs, and is not a difference bounded by a constant " +
+          "(decimal differences, abs(x - y) > c and non-constant bounds are not rewritten)"
+      case Comparison(a, _, b) if a.references.isEmpty || b.references.isEmpty =>
+        "compares with a constant, not with the other input"
+      case Comparison(_, _, _) => "reads only one input on both sides"
+      case _ => "compares by order only inside another expression"
+    }
+  }
 
   def message(join: Join, reason: String): String =
     s"spark-rangejoin leaves the ${join.joinType} join on ${conditionSql(join)} to Spark: $reason"

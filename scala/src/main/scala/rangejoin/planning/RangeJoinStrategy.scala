@@ -110,10 +110,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
       )
       _ <- require(
         conjuncts.inequalities.nonEmpty || conjuncts.equalities.nonEmpty,
-        "no part of the condition compares an expression of the left input with one of the " +
-          "right input by <, <=, >, >= (or a difference or abs() of the two against a " +
-          "constant), on a type the plugin can sort: " +
-          conjuncts.residuals.map(r => s"`${r.sql}`").mkString(", ")
+        Declines.noInequality(conjuncts.residuals, join.left.outputSet, join.right.outputSet)
       )
       _ <- broadcastHintDecline(join, conjuncts.equalities).toLeft(())
       _ <- fewCandidatePairs(join, conjuncts.equalities, conf).toLeft(())

@@ -55,6 +55,25 @@ class PlanSelectionSuite extends RangeJoinTestBase {
     }
   }
 
+  test("a join left to Spark for want of an inequality says what keeps each conjunct out") {
+    setUp()
+    def reason(condition: String): String = {
+      val df = spark.sql(s"SELECT p.id, q.id FROM p JOIN q ON $condition")
+      val Array(line) = Declines.explain(df.queryExecution)
+      assert(line.contains("to Spark: no part of the condition compares"), line)
+      line.substring(line.indexOf("by a constant: ") + "by a constant: ".length)
+    }
+    assert(reason("p.a * q.a < 10") == "`((p.a * q.a) < 10L)` has `(p.a * q.a)` reading both " +
+      "inputs, and is not a difference bounded by a constant (decimal differences, " +
+      "abs(x - y) > c and non-constant bounds are not rewritten)")
+    assert(
+      reason("p.a < q.a OR p.b > q.b") == "`((p.a < q.a) OR (p.b > q.b))` is a disjunction (OR)"
+    )
+    assert(reason("array(p.a) < array(q.b)").endsWith(
+      "compares array<bigint> values, a type the plugin does not sort"
+    ))
+  }
+
   test("one inequality plans PiecewiseMergeJoinExec, two or more IEJoinExec, any join type") {
     setUp()
     checkOperator("SELECT p.id, q.id FROM p JOIN q ON p.a < q.a", Some("PiecewiseMergeJoin"))
