@@ -5,7 +5,12 @@ import org.apache.spark.sql.SparkSessionExtensions
 
 import rangejoin.adaptive.SplitSkewedKeyPartitions
 import rangejoin.config.RangeJoinConf
-import rangejoin.planning.{AcceptAsOfJoins, AsOfJoinStrategy, RangeJoinStrategy}
+import rangejoin.planning.{
+  AcceptAsOfJoins,
+  AcceptRangeJoinHints,
+  AsOfJoinStrategy,
+  RangeJoinStrategy
+}
 
 /**
  * Registers spark-rangejoin with a Spark session.
@@ -28,6 +33,8 @@ class RangeJoinExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectFunction(RangeJoinVersion.function)
     // Planner: join conditions with inequalities become range-join operators.
     extensions.injectPlannerStrategy(session => RangeJoinStrategy(session))
+    // Analysis: Databricks' RANGE_JOIN hint is accepted, its bin size not needed.
+    extensions.injectResolutionRule(session => AcceptRangeJoinHints(session))
     // Analysis: an as-of join becomes a nearest-match join before Spark's optimizer rewrites it.
     extensions.injectPostHocResolutionRule(session => AcceptAsOfJoins(session))
     extensions.injectPlannerStrategy(session => AsOfJoinStrategy(session))
