@@ -61,6 +61,7 @@ class DifferentialSuite extends RangeJoinTestBase {
     val perMode = scala.collection.mutable.Map.empty[Mode, (Int, Long)].withDefaultValue((0, 0L))
     var withRows = 0
     var rewritten = 0
+    var againstIntervals = 0
     var selfJoins = 0
     var fromFiles = 0
     var columnBatches = 0
@@ -72,6 +73,7 @@ class DifferentialSuite extends RangeJoinTestBase {
       counts(q.operator) += 1
       if (rows > 0) withRows += 1
       if (q.rewritten) rewritten += 1
+      if (q.rewritten && q.sql.contains("INTERVAL")) againstIntervals += 1
       if (q.selfJoin) selfJoins += 1
       if (q.fromFiles) fromFiles += 1
       if (
@@ -80,7 +82,8 @@ class DifferentialSuite extends RangeJoinTestBase {
       ) columnBatches += 1
     }
     info(s"ran $queries queries, all accelerated: ${counts.toSeq.sorted.mkString(", ")}; " +
-      s"$withRows returned rows; $rewritten written as differences, abs, datediff or open ends; " +
+      s"$withRows returned rows; $rewritten written as differences, abs, datediff or open ends " +
+      s"($againstIntervals of them on dates or timestamps against intervals); " +
       s"$selfJoins self-joins on swapped keys; $fromFiles read from Parquet files, " +
       s"$columnBatches of them with a block join input cut from column batches")
     val byMode = modes.map { m =>

@@ -2,6 +2,7 @@ package rangejoin
 
 import scala.util.Random
 
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
 
 /**
@@ -38,14 +39,20 @@ object RewrittenForms {
       case FloatType | DoubleType => false
       case _ => true
     }
+    // Dates and timestamps: half the time their difference as an interval, against intervals.
+    val interval = (dt == DateType || dt == TimestampType) && rnd.nextBoolean()
     // A window needs monotone keys: never for datediff (which wraps), for other integers only
-    // with ANSI on (a wrapping difference guards its keys).
+    // with ANSI on (a wrapping difference guards its keys); an interval difference of dates
+    // always, of timestamps in a session time zone with one offset (wall-clock keys otherwise).
     val bandWindow: Boolean => Boolean = ansi =>
       dt match {
-        case DateType => false
+        case TimestampType if interval =>
+          java.time.ZoneId.of(SQLConf.get.sessionLocalTimeZone).getRules.isFixedOffset
+        case DateType => interval
         case _ => !integral || ansi
       }
     val difference = dt match {
+      case DateType | TimestampType if interval => s"($x - $y)"
       case DateType => s"datediff($x, $y)"
       case TimestampType => s"unix_timestamp($x) - unix_timestamp($y)"
       case _ => s"$x - $y"
@@ -55,13 +62,19 @@ object RewrittenForms {
       dt match {
         case LongType => s"${n * 1000000007L}"
         case FloatType | DoubleType => s"${n * 0.75}"
+        // Whole days, or a day and a half (which admits whole days only); seconds, or and a half.
+        case DateType if interval =>
+          if (rnd.nextBoolean()) s"INTERVAL $n DAYS" else s"INTERVAL '${n * 24 + 12}' HOUR"
+        case TimestampType if interval =>
+          if (rnd.nextBoolean()) s"INTERVAL $n SECONDS" else s"INTERVAL '$n.5' SECOND"
         case _ => s"$n"
       }
     }
     rnd.nextInt(4) match {
       case 0 =>
         val (lo, hi) = (constant(), constant())
-        Form(s"$difference BETWEEN -$lo AND $hi", 2, bandWindow)
+        val negated = if (interval) s"-($lo)" else s"-$lo"
+        Form(s"$difference BETWEEN $negated AND $hi", 2, bandWindow)
       case 1 =>
         val op = if (rnd.nextBoolean()) "<" else "<="
         Form(s"abs($difference) $op ${constant()}", 2, bandWindow)
