@@ -144,9 +144,11 @@ class RewrittenConditionsSuite extends RangeJoinTestBase {
   test("timestamp differences against intervals plan IEJoin in every zone, across clock changes") {
     // In a zone with daylight saving time `ts1 - ts2` is a difference of wall-clock times, up to
     // an hour away from the difference of the instants near a change of clocks.
-    for (zone <- zones) withConf(sessionZone -> zone) {
+    // Every mode where clocks change by an hour, one each in the other zones.
+    for ((zone, i) <- zones.zipWithIndex) withConf(sessionZone -> zone) {
       clockChangeTables(seed = 11)
-      for (mode <- modes) withConf(mode: _*) {
+      val zoneModes = if (zone == "America/Los_Angeles") modes else Seq(modes(i))
+      for (mode <- zoneModes) withConf(mode: _*) {
         withClue(s"$zone, $mode: ") {
           val both = "abs(l.a - r.a) <= INTERVAL 30 MINUTES"
           assert(joinShapes.map(shape => checkOperator(shape(both), Some("IEJoin"))).sum > 0)
