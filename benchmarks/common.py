@@ -81,6 +81,19 @@ def points(spark: SparkSession, name: str, rows: int, seed: int) -> str:
     )
 
 
+def moments(spark: SparkSession, name: str, rows: int, seed: int) -> str:
+    """Writes (once) and returns the parquet path of a table (id, ts) with ts a timestamp uniform
+    over one day, to the microsecond."""
+    return write_once(
+        f"{name}_moments_{rows}.parquet",
+        lambda: spark.range(0, rows, numPartitions=2).selectExpr(
+            "id",
+            "timestamp_micros(1704067200000000 + "
+            f"CAST(rand({seed}) * 86400000000 AS BIGINT)) AS ts",
+        ),
+    )
+
+
 def intervals(spark: SparkSession, name: str, rows: int, seed: int) -> str:
     """Writes (once) and returns the parquet path of intervals (id, start, end).
 

@@ -16,6 +16,7 @@ from common import (
     intervals,
     keyed_events,
     keyed_intervals,
+    moments,
     points,
     quotes,
     trades,
@@ -121,6 +122,12 @@ def band_width(rows: int) -> float:
     return 0.5 * 1_000_000 / rows
 
 
+def tolerance_millis(rows: int) -> int:
+    """Half the tolerance, in whole milliseconds, for about one match per row: moments are uniform
+    over one day."""
+    return max(round(0.5 * 86_400_000 / rows), 1)
+
+
 def latest_quotes(spark: SparkSession) -> DataFrame:
     """The `asof` workload in Spark, which has no SQL for it: `joinAsOf` (the method behind
     pandas-on-Spark's `merge_asof`), then the answer DuckDB's query computes."""
@@ -182,6 +189,16 @@ WORKLOADS = [
         lambda spark, n: {"pa": points(spark, "pa", n, 31), "pb": points(spark, "pb", n, 32)},
         lambda n: f"SELECT count(*), sum(r.id) FROM pa r JOIN pb s "
         f"ON abs(r.v - s.v) <= {band_width(n)}",
+    ),
+    Workload(
+        "tolerance_interval",
+        "timestamp tolerance against intervals: r.ts - s.ts BETWEEN -w AND w, about one match "
+        "per row",
+        1_000_000,
+        lambda spark, n: {"ma": moments(spark, "ma", n, 33), "mb": moments(spark, "mb", n, 34)},
+        lambda n: "SELECT count(*), sum(r.id) FROM ma r JOIN mb s ON r.ts - s.ts BETWEEN "
+        f"-INTERVAL {tolerance_millis(n)} MILLISECONDS AND INTERVAL {tolerance_millis(n)} "
+        "MILLISECONDS",
     ),
     Workload(
         "keyed_window",

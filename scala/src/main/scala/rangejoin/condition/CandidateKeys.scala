@@ -22,9 +22,8 @@ sealed trait CandidateKey extends UnaryExpression {
 
 /**
  * `child + offset` over an integral value (byte, short, int, long, a date's days or a timestamp's
- * microseconds) widened to
- * long, saturating at the long range instead of wrapping, so that the key is exact where the
- * sum fits and still on the right side of every long where it does not.
+ * microseconds) widened to long, saturating at the long range instead of wrapping, so that the
+ * key is exact where the sum fits and still on the right side of every long where it does not.
  *
  * With a `guard`, a child of magnitude `guard.threshold` or more gives `guard.extreme` instead
  * (`Long.MinValue` or `Long.MaxValue`), so that the row meets every row of the other side. That

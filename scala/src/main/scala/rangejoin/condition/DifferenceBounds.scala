@@ -44,8 +44,8 @@ import rangejoin.local.InequalityOp.{Ge, Gt, Le, Lt}
  *    timestamps as wall-clock times in the session time zone, and `d1 - d2` the days between
  *    two dates times the microseconds in a day. In a zone with one fixed offset (UTC, `+02:00`)
  *    and for `TIMESTAMP_NTZ`, the wall-clock difference is the difference of the stored
- *    microseconds, and the keys are the timestamps themselves. In a zone with daylight saving
- *    time it is not (across a change of clocks the two differ by the change), so each timestamp's
+ *    microseconds, and the keys are the timestamps themselves. In a zone whose offset has ever
+ *    changed (daylight saving time, or a change of standard time) it is not (across a change of clocks the two differ by the change), so each timestamp's
  *    key is its wall-clock time as microseconds ([[LocalMicrosKey]]), which makes the candidates
  *    exact again; such a key is not monotone, and it is guarded as a wrapping difference is,
  *    since it saturates within a day of the long range. A date difference's bounds in
@@ -210,8 +210,10 @@ object DifferenceBounds {
 
   /**
    * `e` without the casts that widen it exactly (an integer to a wider integer, a float to a
-   * double, a day-time interval to one with a finer last field), which type coercion puts around a difference compared with a wider constant. A
-   * bound in the wider type still bounds the narrower value the same way.
+   * double, a day-time interval to one with a finer last field), which type coercion puts around
+   * a difference compared with a wider constant. A bound in the wider type still bounds the
+   * narrower value the same way. (A cast between day-time intervals truncates to the target's
+   * last field; the differences rewritten here are whole days or whole microseconds already.)
    */
   private def exactWidening(e: Expression): Expression = e match {
     case Cast(inner, to, _, _) =>

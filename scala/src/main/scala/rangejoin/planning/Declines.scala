@@ -49,6 +49,7 @@ object Declines {
     def readsBoth(e: Expression) =
       e.references.exists(left.contains) && e.references.exists(right.contains)
     c match {
+      case _ if !c.deterministic => "is not deterministic"
       case _: Or => "is a disjunction (OR)"
       case Comparison(a, _, _) if !JoinConditionAnalysis.isSortableKeyType(a.dataType) =>
         s"compares ${a.dataType.simpleString} values, a type the plugin does not sort"

@@ -99,9 +99,9 @@ class SpillFilesSuite extends RangeJoinTestBase with OwnSession {
         var files = Seq.empty[Scanned]
         // Searched once the input has run out: the sorter then holds its runs on disk, which it
         // deletes once the blocks are cut.
-        val input = markedRows(300, marker).iterator ++ {
+        val input: Iterator[InternalRow] = markedRows(300, marker).iterator ++ {
           files = LocalDiskFiles.scan(marker).diff(before)
-          Iterator.empty
+          Iterator[InternalRow]()
         }
         val ids = loader.load(input, spillSize, peakMemory).flatMap { block =>
           val row = new UnsafeRow(2)
