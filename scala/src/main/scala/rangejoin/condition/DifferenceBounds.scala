@@ -45,9 +45,9 @@ import rangejoin.local.InequalityOp.{Ge, Gt, Le, Lt}
  *    two dates times the microseconds in a day. In a zone with one fixed offset (UTC, `+02:00`)
  *    and for `TIMESTAMP_NTZ`, the wall-clock difference is the difference of the stored
  *    microseconds, and the keys are the timestamps themselves. In a zone whose offset has ever
- *    changed (daylight saving time, or a change of standard time) it is not (across a change of clocks the two differ by the change), so each timestamp's
- *    key is its wall-clock time as microseconds ([[LocalMicrosKey]]), which makes the candidates
- *    exact again; such a key is not monotone, and it is guarded as a wrapping difference is,
+ *    changed (daylight saving time, or a change of standard time) it is not: across a change of
+ *    clocks the two differ by the change. There each timestamp's key is its wall-clock time as
+ *    microseconds ([[LocalMicrosKey]]), which makes the candidates exact again; such a key is not monotone, and it is guarded as a wrapping difference is,
  *    since it saturates within a day of the long range. A date difference's bounds in
  *    microseconds become whole days: `D <= c` is `days <= floor(c / day)`, `D >= c` is
  *    `days >= ceil(c / day)`.
