@@ -9,6 +9,8 @@ import rangejoin.planning.{
   AcceptAsOfJoins,
   AcceptRangeJoinHints,
   AsOfJoinStrategy,
+  CountMatchesStrategy,
+  PairFreeAggregates,
   RangeJoinStrategy
 }
 
@@ -38,6 +40,9 @@ class RangeJoinExtensions extends (SparkSessionExtensions => Unit) {
     // Analysis: an as-of join becomes a nearest-match join before Spark's optimizer rewrites it.
     extensions.injectPostHocResolutionRule(session => AcceptAsOfJoins(session))
     extensions.injectPlannerStrategy(session => AsOfJoinStrategy(session))
+    // Optimizer: a count of an inner join's pairs is answered without the pairs.
+    extensions.injectPreCBORule(session => PairFreeAggregates(session))
+    extensions.injectPlannerStrategy(session => CountMatchesStrategy(session))
     // Adaptive execution: a keyed join's skewed partitions run in several tasks.
     extensions.injectQueryStagePrepRule(_ => SplitSkewedKeyPartitions)
   }

@@ -11,6 +11,7 @@ import rangejoin.execution.{
   BlockRangeJoinExec,
   BoundFilterJoinExec,
   BroadcastRangeJoinExec,
+  CountMatchesExec,
   IEJoinExec,
   KeyClusteredJoinExec
 }
@@ -77,13 +78,17 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
 
   def ieJoins(plan: SparkPlan): Seq[IEJoinExec] = collect(plan) { case j: IEJoinExec => j }
 
-  /** The range-join operators in `plan`, by node name ("IEJoin", "SlidingWindowJoin", ...). */
+  /**
+   * The range-join operators in `plan`, by node name ("IEJoin", "SlidingWindowJoin", ...), and
+   * the operator that counts a join's pairs without them ("CountMatches").
+   */
   def rangeJoins(plan: SparkPlan): Seq[String] = collect(plan) {
     case j: BlockRangeJoinExec => j.nodeName
     case j: BoundFilterJoinExec => j.nodeName
     case j: BroadcastRangeJoinExec => j.nodeName
     case j: KeyClusteredJoinExec => j.nodeName
     case j: AsOfJoinExec => j.nodeName
+    case c: CountMatchesExec => c.nodeName
   }
 
   /** The rows of `df` as a sorted list of their string forms: a multiset, exact to the bit. */

@@ -162,6 +162,16 @@ object RangeJoinConf extends Logging {
     default = true
   )
 
+  val PairFreeAggregates: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.pairFreeAggregates.enabled",
+    "Answer count(*) above an inner join whose condition is a point in a range (lower op p op " +
+      "upper, or one bound), grouped by one input's columns or not at all, as CountMatchesExec: " +
+      "the rows of one input counted per row of the other from sorted keys, without forming " +
+      "the pairs. One input must be estimated within spark.sql.autoBroadcastJoinThreshold; it " +
+      "is indexed.",
+    default = true
+  )
+
   val ExplainDeclines: ConfEntry[Boolean] = booleanEntry(
     "spark.rangejoin.explainDeclines.enabled",
     "Log at WARN, for every join whose condition compares with <, <=, > or >= that the plugin " +
@@ -278,6 +288,7 @@ object RangeJoinConf extends Logging {
       BroadcastMaxRowsRatio,
       BroadcastRatioAboveRows,
       AsOfJoinEnabled,
+      PairFreeAggregates,
       ExplainDeclines,
       BlockRows,
       SortSpillRows,

@@ -12,7 +12,7 @@ import org.apache.spark.sql.catalyst.expressions.{
 import org.apache.spark.sql.catalyst.plans.logical.Join
 import org.apache.spark.sql.execution.QueryExecution
 
-import rangejoin.condition.{Comparison, JoinConditionAnalysis}
+import rangejoin.condition.{Comparison, JoinConditionAnalysis, PointInRange}
 import rangejoin.execution.BlockJoinOutputExec
 
 /**
@@ -73,7 +73,7 @@ object Declines {
   /**
    * For each join of a DataFrame's optimized plan (`query`, its query execution) whose condition
    * compares by order, what the plugin does with it: the operator it plans, or why it leaves the
-   * join to Spark.
+   * join to Spark; for a count of a join's pairs answered without them, that it does.
    */
   def explain(query: QueryExecution): Array[String] = {
     val strategy = RangeJoinStrategy(query.sparkSession)
@@ -88,6 +88,10 @@ object Declines {
             s"spark-rangejoin plans the ${join.joinType} join on ${conditionSql(join)} as $operator"
           case Left(reason) => message(join, reason)
         }
+      case c: CountMatches =>
+        val on = PointInRange.sql(c.point, c.lower, c.upper, c.bounds)
+        s"spark-rangejoin counts the pairs of the Inner join on `$on` without forming them, " +
+          "as CountMatches"
     }.toArray
   }
 }
