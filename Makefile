@@ -120,7 +120,8 @@ test: test-scala test-versions test-spark-suites conformance test-python
 ## test-quick: the everyday loop: the Scala unit suites and a differential smoke
 ## on the default build, then the package tests (no Spark job).
 QUICK_SUITES  := rangejoin.local.* rangejoin.condition.* rangejoin.execution.* rangejoin.planning.* \
-  rangejoin.DifferentialSuite rangejoin.LayeringSuite rangejoin.config.*
+  rangejoin.DifferentialSuite rangejoin.PairFreeAggregatesSuite rangejoin.LayeringSuite \
+  rangejoin.config.*
 QUICK_QUERIES ?= 40
 test-quick: $(SBT_LAUNCHER) build
 	RANGEJOIN_FUZZ_QUERIES=$(QUICK_QUERIES) $(SBT) "testOnly $(QUICK_SUITES)"
@@ -133,7 +134,7 @@ test-scala: $(SBT_LAUNCHER) build
 # all in one sbt JVM.
 SMOKE_SUITES := rangejoin.DifferentialSuite rangejoin.BroadcastRangeJoinSuite \
   rangejoin.KeyedJoinSuite rangejoin.AsOfJoinSuite rangejoin.StreamingSuite rangejoin.LayeringSuite \
-  rangejoin.NestedBlockJoinsSuite
+  rangejoin.NestedBlockJoinsSuite rangejoin.PairFreeAggregatesSuite
 SMOKE_QUERIES ?= 100
 test-versions: $(SBT_LAUNCHER) $(PYSPARK_JAR_DIRS)
 	RANGEJOIN_FUZZ_QUERIES=$(SMOKE_QUERIES) \
@@ -196,7 +197,8 @@ FUZZ_QUERIES    ?= 3000
 FUZZ_FIRST_SEED ?= 1000
 fuzz: $(SBT_LAUNCHER) build
 	RANGEJOIN_FUZZ_QUERIES=$(FUZZ_QUERIES) RANGEJOIN_FUZZ_FIRST_SEED=$(FUZZ_FIRST_SEED) \
-	  $(SBT) "testOnly rangejoin.DifferentialSuite rangejoin.BroadcastRangeJoinSuite"
+	  $(SBT) "testOnly rangejoin.DifferentialSuite rangejoin.BroadcastRangeJoinSuite \
+	  rangejoin.PairFreeAggregatesSuite"
 
 ## Every bench target writes its page of the documentation, docs/benchmarks/<name>.md, whole: a
 ## header with the date, the machine, the versions, the commit and the command, then its tables.

@@ -18,6 +18,10 @@ import rangejoin.execution.CountMatchesExec
  */
 class PairFreeAggregatesSuite extends RangeJoinTestBase {
 
+  /** Random queries: 160, or `RANGEJOIN_FUZZ_QUERIES` (`make fuzz`, `make test-quick`). */
+  private val queries = sys.env.get("RANGEJOIN_FUZZ_QUERIES").map(_.toInt).getOrElse(160)
+  private val firstSeed = sys.env.get("RANGEJOIN_FUZZ_FIRST_SEED").map(_.toLong).getOrElse(1L)
+
   private val types = Seq(
     IntegerType,
     LongType,
@@ -95,11 +99,11 @@ class PairFreeAggregatesSuite extends RangeJoinTestBase {
     (planned.head, checkSameAnswer(query))
   }
 
-  test("random counts of every type, bound and grouping match vanilla Spark") {
+  test(s"$queries random counts of every type, bound and grouping match vanilla Spark") {
     val ways = scala.collection.mutable.Map.empty[(Boolean, Boolean), Int].withDefaultValue(0)
     var withMatches = 0
     var folded = 0
-    for (seed <- 1 to 160) {
+    for (seed <- firstSeed until firstSeed + queries) {
       val rnd = new Random(seed * 0x9e3779b97f4a7c15L)
       val dataType = types(rnd.nextInt(types.size))
       for (view <- Seq("l", "r")) {
@@ -109,7 +113,7 @@ class PairFreeAggregatesSuite extends RangeJoinTestBase {
       }
       val query = shapes(rnd.nextInt(shapes.size))(conditions(rnd.nextInt(conditions.size)))
       // Consecutive pairs of seeds take the modes in turn; odd seeds keep NULL keys.
-      val settings = modes(seed / 2 % 4) ++ Seq(nullKeysKept).filter(_ => seed % 2 == 1)
+      val settings = modes((seed / 2 % 4).toInt) ++ Seq(nullKeysKept).filter(_ => seed % 2 == 1)
       withConf(settings: _*) {
         withClue(s"seed $seed (${dataType.simpleString}, $settings): $query\n") {
           if (joinFolded(query)) { folded += 1; checkSameAnswer(query) }
@@ -125,8 +129,9 @@ class PairFreeAggregatesSuite extends RangeJoinTestBase {
       s"ways (point grouped, grouped indexed): $ways; queries with rows: $withMatches; " +
         s"answered by Spark's optimizer alone: $folded"
     )
-    assert(ways.size == 4, s"every way of counting is taken: $ways")
-    assert(withMatches > 100 && folded < 20)
+    // Enough queries take every way, and most have rows (a few inputs Spark knows are empty).
+    if (queries >= 100) assert(ways.size == 4, s"every way of counting is taken: $ways")
+    assert(withMatches > queries / 2 && folded < queries / 8 + 1)
   }
 
   test("a band join's count, on either input, with each input indexed") {
