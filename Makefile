@@ -214,6 +214,15 @@ bench: build
 	$(PY) benchmarks/headline.py README.md
 	$(MAKE) bench-grid
 
+## bench-workloads: the workloads users bring, at their sizes (IP to geolocation 40M x 3.5M, SCD2,
+## as-of 10M x 10M, genomic overlap, the 35M x 365 date spine, a 10M x 10M tolerance band, a
+## count of 2.5e9 pairs) on spark-rangejoin, vanilla Spark (capped at WORKLOADS_CAP seconds),
+## DuckDB and the hand-written Spark rewrite, answers checked; writes
+## docs/benchmarks/workloads.md and workloads.csv.
+WORKLOADS_CAP ?= 60
+bench-workloads: build
+	cd benchmarks && ../$(PY) suite.py --set users --cap $(WORKLOADS_CAP) --curves ''
+
 ## bench-defaults: the crossovers behind the defaults of spark.rangejoin.minCandidatePairs,
 ## minSmallSideRows, keyed.minCandidatePairs and broadcast.ratioAboveRows; writes
 ## docs/benchmarks/defaults.md.

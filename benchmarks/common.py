@@ -285,13 +285,21 @@ def plan_text(spark: SparkSession, query: str) -> str:
 
 def join_line(plan: str) -> str:
     """The first join node of an EXPLAIN text, as it prints: the operator, then its details.
+    CountMatches, which counts a join's pairs without forming them, stands for the join.
 
     BlockJoinOutput, which hands a block join's rows to the generated code above it, is passed
     over for the join below it.
     """
     # A tree line: its indent and branches, then a whole-stage codegen id as in "*(3) ".
     nodes = (re.sub(r"^[\s:+\-*]*(\(\d+\)\s+)?", "", line) for line in plan.splitlines())
-    return next((n for n in nodes if "Join" in n and not n.startswith("BlockJoinOutput")), "")
+    return next(
+        (
+            n
+            for n in nodes
+            if ("Join" in n or n.startswith("CountMatches")) and not n.startswith("BlockJoinOutput")
+        ),
+        "",
+    )
 
 
 def plan_metrics(df, operator: str) -> dict:

@@ -12,8 +12,18 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 (the backend is chosen first)
 from results_page import write_page  # noqa: E402
 
-ENGINES = {"vanilla": "vanilla Spark", "plugin": "spark-rangejoin", "duckdb": "DuckDB"}
-STYLE = {"vanilla": ("tab:red", "s"), "plugin": ("tab:blue", "o"), "duckdb": ("tab:green", "^")}
+ENGINES = {
+    "vanilla": "vanilla Spark",
+    "plugin": "spark-rangejoin",
+    "duckdb": "DuckDB",
+    "rewrite": "hand-written Spark rewrite",
+}
+STYLE = {
+    "vanilla": ("tab:red", "s"),
+    "plugin": ("tab:blue", "o"),
+    "duckdb": ("tab:green", "^"),
+    "rewrite": ("tab:orange", "D"),
+}
 
 
 @dataclass
@@ -26,6 +36,7 @@ class Measurement:
     operator: str = ""
     seconds: dict = field(default_factory=dict)
     profile: dict | None = None
+    bin_width: int | None = None  # the hand-written rewrite's, where it ran
 
     def speedup(self, engine: str) -> float:
         """The engine's time over the plugin's: a lower bound when the engine was capped."""
@@ -55,17 +66,28 @@ def ratio_text(m: Measurement, engine: str) -> str:
 
 def markdown(table: list) -> str:
     """The table of times and ratios, then the profile of each run that has one."""
+    # The hand-written rewrite's columns, where a workload ran one.
+    rewrite = any("rewrite" in m.seconds for m in table)
     lines = [
         "| workload | rows per side | spark-rangejoin operator | vanilla Spark | spark-rangejoin "
-        "| DuckDB | plugin vs vanilla | plugin vs DuckDB |",
-        "|---|---:|---|---:|---:|---:|---|---|",
+        "| DuckDB | "
+        + ("hand-written rewrite (bin width) | " if rewrite else "")
+        + "plugin vs vanilla | plugin vs DuckDB |"
+        + (" plugin vs rewrite |" if rewrite else ""),
+        "|---|---:|---|---:|---:|---:|"
+        + ("---:|" if rewrite else "")
+        + "---|---|"
+        + ("---|" if rewrite else ""),
     ]
     for m in table:
         operator = m.operator.split(",")[0]
+        width = f" ({m.bin_width:,})" if m.bin_width else ""
         lines.append(
             f"| {m.workload} | {m.rows:,} | {operator} | {time_text(m, 'vanilla')} | "
             f"{time_text(m, 'plugin')} | {time_text(m, 'duckdb')} | "
-            f"{ratio_text(m, 'vanilla')} | {ratio_text(m, 'duckdb')} |"
+            + (f"{time_text(m, 'rewrite')}{width} | " if rewrite else "")
+            + f"{ratio_text(m, 'vanilla')} | {ratio_text(m, 'duckdb')} |"
+            + (f" {ratio_text(m, 'rewrite')} |" if rewrite else "")
         )
     for m in (m for m in table if m.profile):
         p = m.profile
@@ -180,13 +202,21 @@ def chart(path: Path, curves: dict) -> None:
 
 
 def write_reports(
-    out: Path, table: list, curves: dict, intro: str, header: dict, workloads: str = ""
+    out: Path,
+    table: list,
+    curves: dict,
+    intro: str,
+    header: dict,
+    workloads: str = "",
+    page: tuple[str, str] = ("suite", "The suite"),
 ) -> list:
-    """Writes the suite's page suite.md (`intro`, the `workloads` description, the table with
-    its profiles, the chart and its points), suite.csv and, when there are curves, scaling.png
-    to `out`; returns their paths. `header` is the page's header (see `measured_header`)."""
+    """Writes the page <stem>.md titled `title` (`page`: `intro`, the `workloads` description,
+    the table with its profiles, the chart and its points), <stem>.csv and, when there are
+    curves, scaling.png to `out`; returns their paths. `header` is the page's header (see
+    `measured_header`)."""
     out.mkdir(parents=True, exist_ok=True)
-    md, csv_path, png = out / "suite.md", out / "suite.csv", out / "scaling.png"
+    stem, title = page
+    md, csv_path, png = out / f"{stem}.md", out / f"{stem}.csv", out / "scaling.png"
     curve_rows = [m for runs in curves.values() for m in runs]
     body = [intro.strip(), ""]
     if workloads:
@@ -208,7 +238,7 @@ def write_reports(
             markdown(curve_rows),
         ]
     body += [f"Every time on this page is in [suite.csv]({csv_path.name})."]
-    write_page(md, "The suite", "\n".join(body), header=header)
+    write_page(md, title, "\n".join(body), header=header)
     write_csv(csv_path, [("table", m) for m in table] + [("curve", m) for m in curve_rows])
     if not curves:  # `--curves ""`: the table only
         if png.exists():  # a chart of an earlier run would not match this page

@@ -22,7 +22,8 @@ from pathlib import Path
 import duckdb
 from report import ENGINES, Measurement, write_reports
 from results_page import DOCS_DIR, markdown_table, measured_header, words
-from workloads import BY_NAME, WORKLOADS, Workload
+from user_workloads import USER_WORKLOADS
+from workloads import WORKLOADS, Workload
 
 from common import (
     join_line,
@@ -32,6 +33,19 @@ from common import (
     wait_until_no_task_runs,
 )
 
+# The workload sets: their workloads and their page (file stem, title).
+SETS = {
+    "suite": (WORKLOADS, ("suite", "The suite")),
+    "users": (USER_WORKLOADS, ("workloads", "Workloads at user sizes")),
+}
+BY_NAME = {w.name: w for workloads, _ in SETS.values() for w in workloads}
+REWRITE_NOTE = (
+    "The hand-written rewrite is what Spark users write instead, run by the same session with "
+    "the plugin off: each range exploded over the bins it touches, the bin width being the 90th "
+    "percentile of the range lengths (Databricks' guidance for its RANGE_JOIN hint, shown in "
+    "parentheses), an equi-join on the bin, then the condition; for as-of joins, a window that "
+    'carries the last quote forward per symbol. "-": no such rewrite is written for the shape.'
+)
 REPEAT_BELOW_S = 30.0
 CURVE_SIZES = (10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000)
 
@@ -81,7 +95,7 @@ class Engines:
             return workload.spark_frame(self.spark)
         return self.spark.sql(workload.query(rows))
 
-    def runner(self, engine: str, workload: Workload, rows: int):
+    def runner(self, engine: str, workload: Workload, rows: int, bin_width: int = 0):
         """A function running the workload's query on `engine`, and one cancelling it."""
         if engine == "duckdb":
             query = workload.query(rows)
@@ -90,9 +104,20 @@ class Engines:
 
         def run():
             self.spark.conf.set("spark.rangejoin.enabled", str(accelerated).lower())
+            if engine == "rewrite":
+                return self.spark.sql(workload.rewrite(rows, bin_width)).collect()
             return self.frame(workload, rows).collect()
 
         return run, self.spark.sparkContext.cancelAllJobs
+
+    def bin_width(self, workload: Workload) -> int:
+        """The hand-written rewrite's bin width: the 90th percentile of the range lengths, at
+        least 1 (Databricks' guidance for a RANGE_JOIN bin size)."""
+        if not workload.range_lengths:
+            return 0
+        lengths = self.spark.sql(workload.range_lengths).toDF("length")
+        p90 = lengths.selectExpr("percentile_approx(length, 0.9)").head()[0]
+        return max(int(p90), 1)
 
     def operator(self, workload: Workload, rows: int) -> str:
         """The plugin's join node for the workload's query, as EXPLAIN prints it."""
@@ -150,14 +175,16 @@ class Suite:
         self.engines.register(workload.tables(self.engines.spark, rows))
         cap = cap or self.cap
         result = Measurement(name, rows, cap, operator=self.engines.operator(workload, rows))
+        if workload.rewrite and "rewrite" in engines:
+            result.bin_width = self.engines.bin_width(workload)
         answers = {}
-        for engine in ("plugin", "vanilla", "duckdb"):
-            if engine not in engines:
+        for engine in ("plugin", "vanilla", "duckdb", "rewrite"):
+            if engine not in engines or (engine == "rewrite" and not workload.rewrite):
                 continue
             self.step += 1
             label = f"[{self.step}] {name} {rows:,} rows: {engine}"
             print(f"{label} ...", flush=True)
-            run, cancel = self.engines.runner(engine, workload, rows)
+            run, cancel = self.engines.runner(engine, workload, rows, result.bin_width or 0)
             seconds, answer = timed(
                 label, run, cancel, None if engine == "plugin" else cap, self.warmups
             )
@@ -230,11 +257,11 @@ def intro(args, minutes: float, engines: tuple) -> str:
     )
 
 
-def workloads_table(names: list, curve_names: list, scale: float) -> str:
+def workloads_table(workloads: list, names: list, curve_names: list, scale: float) -> str:
     """The workloads that ran: their rows in the table ("-": only in the chart) and query."""
     rows = [
         (w.name, f"{max(int(w.rows * scale), 1):,}" if w.name in names else "-", w.title)
-        for w in WORKLOADS
+        for w in workloads
         if w.name in names or w.name in curve_names
     ]
     return markdown_table(["workload", "rows per side in the table>", "query"], rows)
@@ -256,13 +283,17 @@ def main() -> None:
     parser.add_argument(
         "--warmups", type=int, default=1, help="untimed runs before the best of 3 (at least 1)"
     )
+    parser.add_argument(
+        "--set", default="suite", choices=sorted(SETS), help="the workloads and their page"
+    )
     parser.add_argument("--driver-memory", default="8g")
     parser.add_argument("--out", default=str(DOCS_DIR), help="where the page, CSV and chart go")
     args = parser.parse_args()
 
     started = time.perf_counter()
     suite = Suite(Engines(args.driver_memory), args.cap, args.curve_cap, max(args.warmups, 1))
-    names = args.only.split(",") if args.only else [w.name for w in WORKLOADS]
+    workloads, page = SETS[args.set]
+    names = args.only.split(",") if args.only else [w.name for w in workloads]
     engines = tuple({"plugin", *args.engines.split(",")})
     table = [suite.measure(n, max(int(BY_NAME[n].rows * args.scale), 1), engines) for n in names]
     curve_names = [n for n in args.curves.split(",") if n]
@@ -271,13 +302,17 @@ def main() -> None:
     spark = suite.engines.spark
     duck = duckdb.__version__ if "duckdb" in engines else None
     header = measured_header(spark, duck, "2 threads")
+    described = intro(args, minutes, engines)
+    if "rewrite" in engines:
+        described += " " + REWRITE_NOTE
     paths = write_reports(
         Path(args.out),
         table,
         curves,
-        intro(args, minutes, engines),
+        described,
         header,
-        workloads_table(names, curve_names, args.scale),
+        workloads_table(workloads, names, curve_names, args.scale),
+        page,
     )
     print(f"wrote {', '.join(str(p) for p in paths)} ({minutes:.1f} min)")
     spark.stop()

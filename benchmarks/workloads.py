@@ -35,6 +35,12 @@ class Workload:
     # Where Spark has no SQL for the query (as-of joins): the DataFrame Spark runs over the
     # views, built anew for each run; `query` is then DuckDB's.
     spark_frame: Callable[[SparkSession], DataFrame] | None = None
+    # The rewrite Spark users write by hand instead (`make bench-workloads`): (rows, bin width)
+    # -> Spark SQL, run with the plugin off. The bin width is the 90th percentile of the lengths
+    # `range_lengths` (SQL of one column over the views) gives, Databricks' guidance for a
+    # RANGE_JOIN bin size, measured once before the timed runs.
+    rewrite: Callable[[int, int], str] | None = None
+    range_lengths: str | None = None
 
 
 def calendar_and_periods(days: int) -> Callable[[SparkSession, int], dict]:

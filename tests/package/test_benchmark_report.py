@@ -45,6 +45,7 @@ HEADER = {
 # The generated pages and the field every header must give.
 PAGES = {
     "suite.md": "The suite",
+    "workloads.md": "Workloads at user sizes",
     "never_slower.md": "Never slower",
     "defaults.md": "The defaults",
     "stream.md": "Streaming",
