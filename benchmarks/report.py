@@ -237,7 +237,7 @@ def write_reports(
             "",
             markdown(curve_rows),
         ]
-    body += [f"Every time on this page is in [suite.csv]({csv_path.name})."]
+    body += [f"Every time on this page is in [{csv_path.name}]({csv_path.name})."]
     write_page(md, title, "\n".join(body), header=header)
     write_csv(csv_path, [("table", m) for m in table] + [("curve", m) for m in curve_rows])
     if not curves:  # `--curves ""`: the table only

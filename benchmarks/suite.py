@@ -98,7 +98,7 @@ class Engines:
     def runner(self, engine: str, workload: Workload, rows: int, bin_width: int = 0):
         """A function running the workload's query on `engine`, and one cancelling it."""
         if engine == "duckdb":
-            query = workload.query(rows)
+            query = (workload.duckdb_query or workload.query)(rows)
             return (lambda: self.duck.execute(query).fetchall()), self.duck.interrupt
         accelerated = engine == "plugin"
 

@@ -283,6 +283,8 @@ USER_WORKLOADS = [
         tolerance_tables,
         lambda n: f"SELECT count(*), sum(a.id) FROM ta a JOIN tb b ON abs(a.t - b.t) <= {BAND}",
         rewrite=tolerance_rewrite,
+        duckdb_query=lambda n: "SELECT count(*), sum(a.id) FROM ta a JOIN tb b "
+        f"ON a.t BETWEEN b.t - {BAND} AND b.t + {BAND}",
         range_lengths=f"SELECT {2 * BAND + 1}",
     ),
     Workload(

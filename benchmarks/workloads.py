@@ -41,6 +41,9 @@ class Workload:
     # RANGE_JOIN bin size, measured once before the timed runs.
     rewrite: Callable[[int, int], str] | None = None
     range_lengths: str | None = None
+    # DuckDB's form of the query where it differs: the BETWEEN form of a tolerance written with
+    # abs(), which DuckDB's range joins take and its nested loop would otherwise run.
+    duckdb_query: Callable[[int], str] | None = None
 
 
 def calendar_and_periods(days: int) -> Callable[[SparkSession, int], dict]:

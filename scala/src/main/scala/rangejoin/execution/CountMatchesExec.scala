@@ -10,7 +10,12 @@ import org.apache.spark.sql.types.LongType
 
 import rangejoin.condition.PointInRange
 import rangejoin.execution.blocks.RowKeys
-import rangejoin.execution.broadcast.{BroadcastRangeIndex, SortedBuildRows, SortedRowsBroadcastMode}
+import rangejoin.execution.broadcast.{
+  BroadcastRangeIndex,
+  PerCarrier,
+  SortedBuildRows,
+  SortedRowsBroadcastMode
+}
 import rangejoin.local._
 
 /**
@@ -28,7 +33,10 @@ import rangejoin.local._
  *
  * One input is indexed: Spark's broadcast exchange collects it and the driver sorts its keys
  * ([[rangejoin.execution.broadcast.SortedRowsBroadcastMode]]); the other is streamed where it
- * is. Rows with a NULL key are left out of both, as no NULL satisfies an inequality.
+ * is. An indexed counted input is prepared once per executor
+ * ([[rangejoin.execution.broadcast.PerCarrier]]); an indexed grouped input, which is small, per
+ * task, since each task counts into structures of its own. Rows with a NULL key are left out of
+ * both, as no NULL satisfies an inequality.
  *
  * @param point the point, read from the grouped input when `pointGrouped`, else from the counted
  * @param lower the lower bound, if any, read from the other input
@@ -102,17 +110,23 @@ case class CountMatchesExec(
     val (pointGrouped, bounds, indexGrouped) = (this.pointGrouped, this.bounds, this.indexGrouped)
     streamed.execute().mapPartitions { rows =>
       val key = new StreamedKeys(keys)
-      val index = SortedBuildRows.fromCarrier(carrier.value.head.asInstanceOf[UnsafeRow])
+      def index = SortedBuildRows.fromCarrier(carrier.value.head.asInstanceOf[UnsafeRow])
       // With one bound its codes stand for both; the absent one is ignored.
-      val (lowerCodes, upperCodes) = (index.x, index.y.getOrElse(index.x))
+      def boundCodes(rows: SortedBuildRows) = (rows.x, rows.y.getOrElse(rows.x))
       if (!indexGrouped) {
-        // The counted input is indexed: each grouped row gets its whole count here.
+        // The counted input is indexed, once per executor: each grouped row gets its whole
+        // count here.
         val count: StreamedKeys => Long =
           if (pointGrouped) {
-            val ranges = new RangesOverPoints(lowerCodes, upperCodes, bounds)
+            val ranges = PerCarrier(carrier.value, ("ranges over points", bounds)) {
+              val (lower, upper) = boundCodes(index)
+              new RangesOverPoints(lower, upper, bounds)
+            }
             k => ranges.count(k.first)
           } else {
-            val points = new PointsInRanges(index.x, bounds)
+            val points = PerCarrier(carrier.value, ("points in ranges", bounds)) {
+              new PointsInRanges(index.x, bounds)
+            }
             k => points.count(k.first, k.last)
           }
         var n = 0L
@@ -120,18 +134,20 @@ case class CountMatchesExec(
         rows.filter(row => key.read(row) && { n = count(key); n > 0 }).map(emit(_, n))
       } else {
         // The grouped input is indexed: this task's share of each grouped row's count.
+        val grouped = index
         val counts = if (pointGrouped) {
-          val coverage = new PointCoverage(index.x, bounds)
+          val coverage = new PointCoverage(grouped.x, bounds)
           rows.foreach(row => if (key.read(row)) coverage.add(key.first, key.last))
           coverage.counts()
         } else {
-          val histogram = new RangeHistogram(lowerCodes, upperCodes, bounds)
+          val (lower, upper) = boundCodes(grouped)
+          val histogram = new RangeHistogram(lower, upper, bounds)
           rows.foreach(row => if (key.read(row)) histogram.add(key.first))
           histogram.counts()
         }
-        val reused = new UnsafeRow(index.rows.numFields)
+        val reused = new UnsafeRow(grouped.rows.numFields)
         counts.indices.iterator.filter(counts(_) > 0).map { i =>
-          emit(index.rows.row(i, reused), counts(i))
+          emit(grouped.rows.row(i, reused), counts(i))
         }
       }
     }

@@ -36,16 +36,24 @@ class SortedRangeIndexSuite extends AnyFunSuite {
     }
   }
 
-  for (op1 <- ops; op2 <- ops) {
-    test(s"two inequalities s.x $op1 b.x AND s.y $op2 b.y equal brute force") {
+  /**
+   * How the probe goes: walking only (no bitsets), through the bitsets from the start, or after
+   * a few rows of walking.
+   */
+  private val probes =
+    Seq("walk" -> (0, 64), "bitsets" -> (8192, 0), "walk, then bitsets" -> (8192, 3))
+
+  for (op1 <- ops; op2 <- ops; (probe, (bitsMaxRows, walkSteps)) <- probes) {
+    test(s"two inequalities s.x $op1 b.x AND s.y $op2 b.y equal brute force ($probe)") {
       val rnd = new Random(op1.hashCode * 31 + op2.hashCode)
       var nonEmpty = 0
       for (_ <- 0 until 200) {
         val domain = 1 + rnd.nextInt(8)
         def keys(k: Int) = Array.fill(k)((rnd.nextInt(domain) - domain / 2).toLong)
-        val n = rnd.nextInt(30)
+        // Up to 150 rows: bitsets of several words, the last one partly used.
+        val n = if (rnd.nextBoolean()) rnd.nextInt(30) else rnd.nextInt(150)
         val (x, y) = (keys(n), keys(n))
-        val index = new SortedRangeIndex(x, Some(y), op1, Some(op2))
+        val index = new SortedRangeIndex(x, Some(y), op1, Some(op2), bitsMaxRows, walkSteps)
         for (sx <- -domain to domain; sy <- -domain to domain) {
           val expected = x.indices.filter(j => holds(op1, sx, x(j)) && holds(op2, sy, y(j)))
           val actual = matches(index, sx, sy)

@@ -52,30 +52,16 @@ final case class BroadcastRangeIndexSource(
 }
 
 /**
- * The indexes this JVM built from broadcast carriers, one per carrier and leading ops. A
- * carrier is the broadcast's value, which the block manager holds once per executor and hands
- * to every task, so tasks of one executor, of one query or of the next micro-batch that
- * broadcasts the same carrier ([[StableBroadcasts]]), share one index. Carriers are held
- * weakly: an index lives as long as its broadcast's value does.
+ * The index this JVM built from a broadcast carrier for the leading ops, one per carrier and ops
+ * ([[PerCarrier]]).
  */
 private object BuiltIndexes {
-  private type Built = (SortedBuildRows, SortedRangeIndex)
-
-  private val byCarrier =
-    new java.util.WeakHashMap[Array[InternalRow], Map[Seq[InequalityOp], Built]]()
-
-  def of(carrier: Array[InternalRow], ops: Seq[InequalityOp], builds: SQLMetric): Built =
-    byCarrier.synchronized {
-      val known = Option(byCarrier.get(carrier)).getOrElse(Map.empty)
-      known.getOrElse(
-        ops, {
-          val rows = SortedBuildRows.fromCarrier(carrier.head.asInstanceOf[UnsafeRow])
-          val built = (rows, new SortedRangeIndex(rows.x, rows.y, ops.head, ops.lift(1)))
-          byCarrier.put(carrier, known + (ops -> built))
-          builds += 1
-          built
-        }
-      )
+  def of(carrier: Array[InternalRow], ops: Seq[InequalityOp], builds: SQLMetric)
+      : (SortedBuildRows, SortedRangeIndex) =
+    PerCarrier(carrier, ops) {
+      val rows = SortedBuildRows.fromCarrier(carrier.head.asInstanceOf[UnsafeRow])
+      builds += 1
+      (rows, new SortedRangeIndex(rows.x, rows.y, ops.head, ops.lift(1)))
     }
 }
 
