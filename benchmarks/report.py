@@ -212,11 +212,13 @@ def write_reports(
 ) -> list:
     """Writes the page <stem>.md titled `title` (`page`: `intro`, the `workloads` description,
     the table with its profiles, the chart and its points), <stem>.csv and, when there are
-    curves, scaling.png to `out`; returns their paths. `header` is the page's header (see
+    curves, its chart to `out`; returns their paths. `header` is the page's header (see
     `measured_header`)."""
     out.mkdir(parents=True, exist_ok=True)
     stem, title = page
-    md, csv_path, png = out / f"{stem}.md", out / f"{stem}.csv", out / "scaling.png"
+    # The suite's chart is scaling.png; another page's is <stem>_scaling.png.
+    chart_name = "scaling.png" if stem == "suite" else f"{stem}_scaling.png"
+    md, csv_path, png = out / f"{stem}.md", out / f"{stem}.csv", out / chart_name
     curve_rows = [m for runs in curves.values() for m in runs]
     body = [intro.strip(), ""]
     if workloads:
@@ -231,7 +233,7 @@ def write_reports(
             "slope over its three largest sizes that ran at least 0.5 s (1 is linear growth, 2 "
             "quadratic), and an arrow marks a run stopped at the cap.",
             "",
-            f"![Time against rows per side, log-log, for {names}](scaling.png)",
+            f"![Time against rows per side, log-log, for {names}]({png.name})",
             "",
             "The chart's points:",
             "",

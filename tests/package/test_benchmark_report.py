@@ -117,6 +117,15 @@ def test_a_page_without_curves_drops_an_earlier_chart(tmp_path):
     assert "scaling.png" not in paths[0].read_text()
 
 
+def test_another_page_leaves_the_suites_chart_alone(tmp_path):
+    m = measurement(1000, 12.0, 0.5, 1.5)
+    write_reports(tmp_path, [m], {"band": [m]}, "", HEADER)
+    paths = write_reports(tmp_path, [m], {}, "", HEADER, page=("workloads", "Workloads"))
+    assert [p.name for p in paths] == ["workloads.md", "workloads.csv"]
+    assert (tmp_path / "scaling.png").exists()
+    assert "](workloads.csv)" in paths[0].read_text()
+
+
 def test_a_page_is_replaced_whole(tmp_path):
     path = tmp_path / "page.md"
     write_page(path, "Title", "first body", header=HEADER)
