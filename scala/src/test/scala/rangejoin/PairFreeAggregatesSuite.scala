@@ -194,6 +194,24 @@ class PairFreeAggregatesSuite extends RangeJoinTestBase {
     }
   }
 
+  test("a mistyped or invalid setting fails a counted join, naming the key") {
+    spark.range(0, 100).selectExpr("id AS x").createOrReplaceTempView("l")
+    spark.range(0, 100).selectExpr("id AS y").createOrReplaceTempView("r")
+    val count = "SELECT count(*) FROM l JOIN r ON l.x < r.y"
+    val settings = Seq(
+      "spark.rangejoin.enable" -> "Did you mean spark.rangejoin.enabled",
+      RangeJoinConf.PairFreeAggregates.key -> "for configuration spark.rangejoin.pairFree"
+    )
+    for ((key, message) <- settings) {
+      spark.conf.set(key, "")
+      try {
+        val e = intercept[IllegalArgumentException](spark.sql(count).collect())
+        assert(e.getMessage.contains(message), e.getMessage)
+      } finally spark.conf.unset(key)
+    }
+    assert(spark.sql(count).head().getLong(0) == 4950L)
+  }
+
   test("EXPLAIN names the operator, the condition and the input it indexes") {
     spark.range(0, 365).selectExpr("id AS day").createOrReplaceTempView("l")
     spark.range(0, 1000).selectExpr("id % 300 AS lo", "id % 300 + 30 AS hi")

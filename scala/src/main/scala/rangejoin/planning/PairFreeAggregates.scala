@@ -66,21 +66,31 @@ final case class CountMatches(
  */
 final case class PairFreeAggregates(session: SparkSession) extends Rule[LogicalPlan] with Logging {
 
-  override def apply(plan: LogicalPlan): LogicalPlan = {
-    val conf = session.sessionState.conf
-    if (!RangeJoinConf.Enabled.get(conf) || !RangeJoinConf.PairFreeAggregates.get(conf)) plan
-    else plan.transformUp { case a: Aggregate => rewrite(a).getOrElse(a) }
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.transformUp {
+    case a: Aggregate if joinBelow(a).isDefined =>
+      // The settings are checked as before every join the strategy plans: a mistyped key or a
+      // value that does not parse fails the query, whichever takes the join.
+      val conf = session.sessionState.conf
+      RangeJoinConf.validate(conf.getAllConfs)
+      if (RangeJoinConf.Enabled.get(conf) && RangeJoinConf.PairFreeAggregates.get(conf)) {
+        rewrite(a).getOrElse(a)
+      } else a
+  }
+
+  /**
+   * The join right below `a`, and the expressions of the projection between them, where Spark
+   * computes grouping expressions.
+   */
+  private def joinBelow(a: Aggregate): Option[(Join, Seq[NamedExpression])] = a.child match {
+    case j: Join => Some((j, Nil))
+    case Project(list, j: Join) => Some((j, list))
+    case _ => None
   }
 
   private def rewrite(a: Aggregate): Option[Aggregate] = {
-    // Spark computes grouping expressions in a projection below the aggregate.
-    val (join, projected) = a.child match {
-      case j: Join => (Some(j), Nil)
-      case Project(list, j: Join) => (Some(j), list)
-      case _ => (None, Nil)
-    }
+    val (join, projected) = joinBelow(a).get
     for {
-      j <- join.filter(j => j.joinType == Inner && j.condition.isDefined)
+      j <- Some(join).filter(j => j.joinType == Inner && j.condition.isDefined)
       counts = a.aggregateExpressions.flatMap(_.collect { case e: AggregateExpression => e })
       if counts.nonEmpty && counts.forall(PairFreeAggregates.countsPairs)
       read = AttributeSet(
