@@ -3,7 +3,7 @@ geolocation, type-2 dimension lookups, as-of joins, genomic overlap by chromosom
 a tolerance band and the count of a wide band join.
 
 Each runs on the plugin, vanilla Spark, DuckDB and, where users write one, the rewrite Spark
-users write by hand today: cut the ranges into bins of the width Databricks' guidance gives for
+users write by hand instead: cut the ranges into bins of the width Databricks' guidance gives for
 its RANGE_JOIN hint (about the 90th percentile of the range lengths), explode each range over
 its bins, equi-join on the bin, and filter on the condition. For as-of joins the hand-written
 rewrite is a window: the union of both inputs, ordered by time per key, with the last quote
