@@ -304,6 +304,55 @@ class AsOfJoinSuite extends RangeJoinTestBase {
     assert(actual.size == n)
   }
 
+  /** Whether this Spark has SQL's `ASOF JOIN ... MATCH_CONDITION` (4.3 on). */
+  private def sqlAsOfJoins: Boolean =
+    spark.version.split('.').take(2).map(_.toInt) match {
+      case Array(major, minor) => major > 4 || (major == 4 && minor >= 3)
+    }
+
+  test("SQL ASOF JOIN ... MATCH_CONDITION runs as AsOfJoinExec with the answer of Spark's own") {
+    assume(sqlAsOfJoins, s"Spark ${spark.version} has no SQL ASOF JOIN")
+    // Spark plans the SQL form with its sort-merge as-of join when the plugin is off.
+    val rnd = new Random(20261126)
+    var rows = 0
+    for (seed <- 0L until 24) {
+      val asOfType = asOfTypes(rnd.nextInt(asOfTypes.size))
+      val (l, r) = tables(asOfType, seed, oddLeft = false)
+      l.createOrReplaceTempView("asof_l")
+      r.createOrReplaceTempView("asof_r")
+      // Backward takes the latest right value below the left one, forward the earliest above;
+      // either may be written with the right column first.
+      val op = Seq(">=", ">", "<=", "<")(rnd.nextInt(4))
+      val flipped = Map(">=" -> "<=", ">" -> "<", "<=" -> ">=", "<" -> ">")
+      val matching =
+        if (rnd.nextBoolean()) s"a.t $op b.rt" else s"b.rt ${flipped(op)} a.t"
+      val join = if (rnd.nextBoolean()) "LEFT ASOF JOIN" else "ASOF JOIN"
+      val on = if (rnd.nextInt(3) == 0) "a.k = b.rk AND b.q > 0.3" else "a.k = b.rk"
+      val query = s"SELECT * FROM asof_l AS a $join asof_r AS b MATCH_CONDITION ($matching) ON $on"
+      val shuffled = seed % 2 == 1
+      withConf(
+        "spark.sql.join.asofJoin.enabled" -> "true",
+        SQLConf.AUTO_BROADCASTJOIN_THRESHOLD.key -> (if (shuffled) "-1" else "10485760"),
+        SQLConf.ANSI_ENABLED.key -> (seed % 3 != 0).toString
+      ) {
+        val df = spark.sql(query)
+        val actual = multiset(df)
+        val plan = df.queryExecution.executedPlan
+        val found = collect(plan) { case j: AsOfJoinExec => j.broadcast }
+        assert(found == Seq(!shuffled), s"$query\n$plan")
+        val expected = withConf(RangeJoinConf.Enabled.key -> "false") {
+          val vanilla = spark.sql(query)
+          val spark43 = vanilla.queryExecution.executedPlan.toString
+          assert(spark43.contains("SortMergeAsOfJoin"), spark43)
+          multiset(vanilla)
+        }
+        assert(actual == expected, s"$query\nplan:\n$plan")
+        rows += actual.size
+      }
+    }
+    assert(rows > 1500, rows)
+  }
+
   test("EXPLAIN names the operator, its direction and how the right input arrives") {
     val query = Query(
       "timestamp",
