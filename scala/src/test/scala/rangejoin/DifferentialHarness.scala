@@ -18,7 +18,9 @@ import org.apache.spark.sql.types._
  * (both drawn apart from the rest, so other seeds keep their queries) add the
  * equality key `l.c = r.c`, plus either a window on column `a` (two opposite bounds with
  * constant offsets, or `BETWEEN`) and maybe an inequality on `b`, which must plan
- * SlidingWindowJoin, or inequalities on `a` and `b`, which must plan KeyGroupIEJoin. With ANSI
+ * SlidingWindowJoin, or inequalities on `a` and `b`, which must plan KeyGroupIEJoin; half of
+ * those whose type has a 64-bit code (drawn apart) put `l.a` in `[r.a, r.b]` or `r.a` in
+ * `[l.a, l.b]` with an open end instead, which must plan KeyedIntervalJoin. With ANSI
  * off, integral and decimal offsets make no window unless both bounds have the same one (see
  * `SlidingWindow.column`), so such bounds must plan KeyGroupIEJoin too; the session's
  * `spark.sql.ansi.enabled` when the query is drawn decides. An eighth of the rest (drawn apart
@@ -175,7 +177,43 @@ object DifferentialHarness {
     Query(seed, dataType, shapes(rnd.nextInt(6))(condition), operator, rewritten = true)
   }
 
-  private def keyedQuery(seed: Long, dataType: DataType, rnd: Random, ansi: Boolean): Query = {
+  private def keyedQuery(seed: Long, dataType: DataType, rnd: Random, ansi: Boolean): Query =
+    if (
+      new Random((seed ^ 0x1e7e5L) * 0x9e3779b97f4a7c15L).nextInt(2) == 0 &&
+      rangejoin.condition.PointInInterval.codable(dataType)
+    ) intervalQuery(seed, dataType, rnd)
+    else keyedInequalitiesQuery(seed, dataType, rnd, ansi)
+
+  /**
+   * `l.c = r.c` and a point `a` of one input in the interval `[a, b]` of the other, with either
+   * end open (`... OR b IS NULL`), strict or not, maybe with a residual, in a join shape that
+   * streams the point's input: KeyedIntervalJoin.
+   */
+  private def intervalQuery(seed: Long, dataType: DataType, rnd: Random): Query = {
+    val pointIsLeft = rnd.nextBoolean()
+    val (p, i) = if (pointIsLeft) ("l", "r") else ("r", "l")
+    def op() = if (rnd.nextBoolean()) "<" else "<="
+    def either(a: String, b: String) = if (rnd.nextBoolean()) s"($a OR $b)" else s"($b OR $a)"
+    val (lowerOp, upperOp) = (op(), op())
+    val lower = s"$i.a $lowerOp $p.a"
+    val upper = if (rnd.nextBoolean()) s"$p.a $upperOp $i.b" else s"$i.b ${mirror(upperOp)} $p.a"
+    val bounds =
+      if (rnd.nextInt(4) == 0) Seq(either(lower, s"$i.a IS NULL"), upper)
+      else Seq(lower, either(upper, s"$i.b IS NULL"))
+    val residual = if (rnd.nextBoolean()) Seq("(l.id + r.id) % 3 <> 0") else Nil
+    val condition = rnd.shuffle(Seq("l.c = r.c") ++ bounds ++ residual).mkString(" AND ")
+    // Inner joins either way; the other shapes stream only their left (right) input.
+    val streaming = if (pointIsLeft) Seq(0, 1, 4, 5, 6, 7, 8) else Seq(0, 2)
+    Query(
+      seed,
+      dataType,
+      shapes(streaming(rnd.nextInt(streaming.size)))(condition),
+      "KeyedIntervalJoin"
+    )
+  }
+
+  private def keyedInequalitiesQuery(seed: Long, dataType: DataType, rnd: Random, ansi: Boolean)
+      : Query = {
     val window = if (rnd.nextBoolean()) Some(windowBounds(dataType, rnd, ansi)) else None
     val inequalities = window match {
       case Some((bounds, _)) => bounds ++ Seq(inequality("b", rnd)).filter(_ => rnd.nextBoolean())

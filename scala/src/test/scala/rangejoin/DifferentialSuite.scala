@@ -40,7 +40,8 @@ class DifferentialSuite extends RangeJoinTestBase {
 
   /**
    * Draws the query of `seed` and checks it against vanilla Spark in the seed's mode, with a
-   * block size and `rangePartitionMinRows` of the seed's own; returns the query and its row count.
+   * block size, `rangePartitionMinRows` and keyed interval broadcast of the seed's own; returns
+   * the query and its row count.
    */
   private def check(seed: Long): (DifferentialHarness.Query, Int, SparkPlan) =
     withConf(mode(seed).confs: _*) {
@@ -48,7 +49,8 @@ class DifferentialSuite extends RangeJoinTestBase {
       withClue(s"seed $seed (${mode(seed)}, ${q.dataType.simpleString}): ${q.sql}\n") {
         withConf(
           RangeJoinConf.BlockRows.key -> (1 + (seed % 23)).toString,
-          RangeJoinConf.RangePartitionMinRows.key -> (if (seed % 2 == 0) "1" else "1000")
+          RangeJoinConf.RangePartitionMinRows.key -> (if (seed % 2 == 0) "1" else "1000"),
+          RangeJoinConf.KeyedIntervalBroadcastThreshold.key -> (if (seed % 3 == 0) "-1" else "1m")
         ) {
           val (rows, plan) = checkOperatorPlan(q.sql, Some(q.operator))
           (q, rows, plan)

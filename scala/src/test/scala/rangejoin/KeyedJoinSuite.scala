@@ -1,11 +1,14 @@
 package rangejoin
 
+import org.apache.spark.sql.internal.SQLConf
+
 import rangejoin.config.RangeJoinConf
-import rangejoin.execution.KeyClusteredJoinExec
+import rangejoin.execution.{KeyClusteredJoinExec, KeyedIntervalJoinExec}
 
 /**
  * Joins with equality keys plus inequalities: SlidingWindowJoinExec for a window on one
- * column pair, KeyGroupIEJoinExec for other inequalities, every join type, against vanilla Spark.
+ * column pair, KeyedIntervalJoinExec for a point in an interval with an open end,
+ * KeyGroupIEJoinExec for other inequalities, every join type, against vanilla Spark.
  */
 class KeyedJoinSuite extends RangeJoinTestBase {
 
@@ -72,6 +75,112 @@ class KeyedJoinSuite extends RangeJoinTestBase {
       "SlidingWindowJoin"
     )
     eachShape("r.k = l.k AND r.v > l.v - 2 AND l.v > r.v - 2", "SlidingWindowJoin")
+  }
+
+  /**
+   * The versions of a type-2 dimension: `k` one of `keys` keys or NULL, each key's versions
+   * `[s, e)` back to back in order of `s`, the last one open (`e` NULL); every 13th version
+   * overlaps the next ones, every 31st has a NULL start. `s` and `e` of type `dataType`.
+   */
+  private def versions(name: String, rows: Int, keys: Int, seed: Int, dataType: String): Unit = {
+    spark
+      .range(0, rows)
+      .selectExpr(
+        "id",
+        s"CAST(pmod(hash(id, $seed), $keys) AS INT) AS k0",
+        s"pmod(hash(id, $seed + 1), 4000) AS s0"
+      )
+      .createOrReplaceTempView("raw_versions")
+    spark
+      .sql(
+        s"SELECT id, CASE WHEN id % 37 = 3 THEN NULL ELSE k0 END AS k, " +
+          s"CASE WHEN id % 31 = 1 THEN NULL ELSE ${typed("s0", dataType)} END AS s, " +
+          s"CASE WHEN id % 13 = 2 THEN ${typed("s0 + 250", dataType)} ELSE " +
+          s"${typed("lead(s0) OVER (PARTITION BY k0 ORDER BY s0, id)", dataType)} END AS e " +
+          "FROM raw_versions"
+      )
+      .localCheckpoint()
+      .createOrReplaceTempView(name)
+  }
+
+  /** Facts: `k` one of `keys` keys or NULL, a point `p` of type `dataType` or NULL. */
+  private def facts(name: String, rows: Int, keys: Int, seed: Int, dataType: String): Unit =
+    spark
+      .range(0, rows)
+      .selectExpr(
+        "id",
+        s"CASE WHEN id % 17 = 3 THEN NULL ELSE CAST(pmod(hash(id, $seed), $keys) AS INT) END AS k",
+        s"CASE WHEN id % 23 = 5 THEN NULL ELSE " +
+          s"${typed(s"pmod(hash(id, $seed + 1), 4200) - 100", dataType)} END AS p"
+      )
+      .localCheckpoint()
+      .createOrReplaceTempView(name)
+
+  private def typed(value: String, dataType: String): String = dataType match {
+    case "int" => s"CAST($value AS INT)"
+    case "date" => s"date_add(DATE'2020-01-01', CAST($value AS INT))"
+    case "timestamp" => s"timestamp_seconds(1700000000 + $value)"
+  }
+
+  test("a type-2 dimension lookup plans KeyedIntervalJoinExec, broadcast or partitioned") {
+    val types = Seq("int", "date", "timestamp")
+    for ((dataType, t) <- types.zipWithIndex) {
+      facts("f", 900, 20, 21 + t, dataType)
+      versions("d", 2000, 20, 31 + t, dataType)
+      // Each type in its own session mode, ANSI and whole-stage codegen on and off.
+      withConf(
+        SQLConf.ANSI_ENABLED.key -> (t != 1).toString,
+        SQLConf.WHOLESTAGE_CODEGEN_ENABLED.key -> (t != 2).toString
+      ) {
+        for (threshold <- Seq("-1", "32m")) withConf(
+          RangeJoinConf.KeyedIntervalBroadcastThreshold.key -> threshold
+        ) {
+          spark.table("f").createOrReplaceTempView("l")
+          spark.table("d").createOrReplaceTempView("r")
+          val pointLeft = Seq(
+            "l.k = r.k AND l.p >= r.s AND (l.p < r.e OR r.e IS NULL)",
+            "r.k = l.k AND (r.e IS NULL OR r.e >= l.p) AND r.s < l.p AND (l.id + r.id) % 5 <> 0"
+          )
+          for ((shape, s) <- joinShapes.zipWithIndex; condition <- pointLeft) {
+            // A right or full outer join preserves the versions, which the operator indexes.
+            val operator = if (s == 2 || s == 3) Nil else Seq("KeyedIntervalJoin")
+            checkOperatorsPlan(shape(condition), operator)
+          }
+          val inner = s"SELECT l.id, r.id FROM l JOIN r ON ${pointLeft.head}"
+          val (rows, plan) = checkOperatorPlan(inner, Some("KeyedIntervalJoin"))
+          assert(rows > 500)
+          val joins = collect(plan) { case j: KeyedIntervalJoinExec => j }
+          assert(joins.map(_.broadcast) == Seq(threshold != "-1"))
+          // Non-overlapping versions: a point meets its version and at most one more, except
+          // near the few versions that overlap the next ones.
+          val walked = joins.head.metrics("candidatesWalked").value
+          assert(walked > 0 && walked < 3 * 900, s"$walked candidates for 900 facts")
+          // The point on the right: the versions are the left input.
+          spark.table("d").createOrReplaceTempView("l")
+          spark.table("f").createOrReplaceTempView("r")
+          val pointRight = "l.k = r.k AND r.p >= l.s AND (r.p < l.e OR l.e IS NULL)"
+          for (shape <- Seq(joinShapes(0), joinShapes(2))) {
+            assert(checkOperator(shape(pointRight), Some("KeyedIntervalJoin")) > 500)
+          }
+        }
+      }
+    }
+  }
+
+  test("a point in an interval per key without an open end stays KeyGroupIEJoinExec") {
+    facts("l", 300, 5, 41, "int")
+    versions("r", 300, 5, 42, "int")
+    checkOperator(
+      "SELECT l.id, r.id FROM l JOIN r ON l.k = r.k AND l.p >= r.s AND l.p < r.e",
+      Some("KeyGroupIEJoin")
+    )
+    withConf(RangeJoinConf.KeyedIntervalJoinEnabled.key -> "false") {
+      checkOperatorsPlan(
+        "SELECT l.id, r.id FROM l JOIN r " +
+          "ON l.k = r.k AND l.p >= r.s AND (l.p < r.e OR r.e IS NULL)",
+        Nil
+      )
+    }
   }
 
   test("interval overlap per key plans KeyGroupIEJoinExec, every join type") {

@@ -13,7 +13,8 @@ import rangejoin.execution.{
   BroadcastRangeJoinExec,
   CountMatchesExec,
   IEJoinExec,
-  KeyClusteredJoinExec
+  KeyClusteredJoinExec,
+  KeyedIntervalJoinExec
 }
 
 /**
@@ -88,6 +89,7 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
     case j: BroadcastRangeJoinExec => j.nodeName
     case j: KeyClusteredJoinExec => j.nodeName
     case j: AsOfJoinExec => j.nodeName
+    case j: KeyedIntervalJoinExec => j.nodeName
     case c: CountMatchesExec => c.nodeName
   }
 

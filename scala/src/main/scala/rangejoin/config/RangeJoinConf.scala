@@ -154,6 +154,31 @@ object RangeJoinConf extends Logging {
     default = 16384L
   )
 
+  val KeyedIntervalJoinEnabled: ConfEntry[Boolean] = booleanEntry(
+    "spark.rangejoin.keyedIntervalJoin.enabled",
+    "Plan joins with equality keys plus a point of one input between two columns of the " +
+      "other, one of them an open end (f.k = d.k AND f.ts >= d.valid_from AND (f.ts < " +
+      "d.valid_to OR d.valid_to IS NULL), the type-2 slowly changing dimension lookup) as " +
+      "KeyedIntervalJoinExec: the intervals indexed by key and start, each point looking up " +
+      "its key's intervals by binary search. When false such joins are left to Spark.",
+    default = true
+  )
+
+  val KeyedIntervalBroadcastThreshold: ConfEntry[Long] = ConfEntry[Long](
+    "spark.rangejoin.keyedIntervalJoin.broadcastThreshold",
+    "KeyedIntervalJoinExec broadcasts the interval input, indexed once per executor, when Spark " +
+      "estimates it at most this size, and the point input is then neither shuffled nor " +
+      "sorted; a larger interval input is hash-partitioned on the keys with the point input. " +
+      "In bytes, with an optional unit (32m, 1g); -1 never broadcasts. Above Spark's " +
+      "spark.sql.autoBroadcastJoinThreshold because the index holds each interval once, where a " +
+      "broadcast hash join would pair every point with every interval of its key.",
+    32L << 20,
+    "a size in bytes such as 33554432, 32m or 1g, or -1",
+    s =>
+      if (s == "-1") Some(-1L)
+      else Try(org.apache.spark.network.util.JavaUtils.byteStringAsBytes(s)).toOption
+  )
+
   val AsOfJoinEnabled: ConfEntry[Boolean] = booleanEntry(
     "spark.rangejoin.asOfJoin.enabled",
     "Plan Spark's as-of joins (DataFrame joinAsOf, pandas-on-Spark merge_asof) as AsOfJoinExec, " +
@@ -287,6 +312,8 @@ object RangeJoinConf extends Logging {
       BroadcastEnabled,
       BroadcastMaxRowsRatio,
       BroadcastRatioAboveRows,
+      KeyedIntervalJoinEnabled,
+      KeyedIntervalBroadcastThreshold,
       AsOfJoinEnabled,
       PairFreeAggregates,
       ExplainDeclines,

@@ -124,6 +124,7 @@ case class AsOfJoinExec(
     val index = AsOfIndex.build(
       rights,
       UnsafeProjection.create(rightKeys, right.output),
+      rightKeys.map(_.dataType),
       new AsOfValue(BindReferences.bindReference(rightAsOf, right.output)),
       right.output.map(_.dataType),
       memory

@@ -33,6 +33,11 @@ object JoinMetric {
         "fullSearches",
         SQLMetrics.createMetric(_, "as-of rows searched in full (values near overflow)")
       )
+  case object CandidatesWalked
+      extends JoinMetric(
+        "candidatesWalked",
+        SQLMetrics.createMetric(_, "candidate intervals checked against the condition")
+      )
   case object IndexBuilds
       extends JoinMetric(
         "indexBuilds",

@@ -16,8 +16,16 @@ import org.apache.spark.sql.catalyst.plans.logical.{
 }
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{DataType, DoubleType, FloatType}
 
-import rangejoin.condition.{Equality, JoinConditionAnalysis, JoinConjuncts, OpenEnds, SlidingWindow}
+import rangejoin.condition.{
+  Equality,
+  JoinConditionAnalysis,
+  JoinConjuncts,
+  OpenEnds,
+  PointInInterval,
+  SlidingWindow
+}
 import rangejoin.config.RangeJoinConf
 import rangejoin.execution.broadcast.{BroadcastRangeIndex, StableBroadcasts}
 import rangejoin.execution.{
@@ -27,6 +35,7 @@ import rangejoin.execution.{
   BroadcastRangeJoinExec,
   IEJoinExec,
   KeyGroupIEJoinExec,
+  KeyedIntervalJoinExec,
   PiecewiseMergeJoinExec,
   RightBlocks,
   SlidingWindowJoinExec
@@ -52,11 +61,11 @@ import rangejoin.execution.{
  *     on the inputs' runtime row counts.
  *  1. Equality keys: Spark for a null-safe equality, a key type the operators cannot sort, or
  *     no inequality; [[rangejoin.execution.SlidingWindowJoinExec]] for a window on one column
- *     pair; [[rangejoin.execution.KeyGroupIEJoinExec]] for two or more inequalities, not
- *     counting an open end's candidate ([[rangejoin.condition.OpenEnds]]: a type-2 dimension
- *     holds few versions per key, which Spark's hash join with the condition as a filter
- *     answers faster, as the suite's scd2 workload shows, docs/benchmarks/suite.md); otherwise
- *     Spark.
+ *     pair; [[rangejoin.execution.KeyedIntervalJoinExec]] for a point of the streamed input
+ *     between two columns of the other, one an open end ([[rangejoin.condition.OpenEnds]], the
+ *     type-2 dimension lookup), with the point input on the side the join type streams;
+ *     [[rangejoin.execution.KeyGroupIEJoinExec]] for two or more inequalities, not counting an
+ *     open end's candidate; otherwise Spark.
  *  1. One inequality and nothing else in a semi, anti or existence join:
  *     [[rangejoin.execution.BoundFilterJoinExec]].
  *  1. An input the join type does not preserve, hinted `BROADCAST` or worth broadcasting
@@ -195,6 +204,10 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     val eqs = conjuncts.equalities
     val ineqs = conjuncts.inequalities
     lazy val window = SlidingWindow.find(ineqs)
+    lazy val interval = PointInInterval
+      .of(ineqs)
+      .filter(i => ineqs.exists(OpenEnds.isCandidate) && streamsPoint(join.joinType, i))
+      .filter(_ => eqs.forall(e => byteComparableKey(e.left.dataType, e.right.dataType)))
     for {
       _ <- require(!eqs.exists(_.nullSafe), s"a null-safe equality in ${eqs.mkString(", ")}")
       _ <- require(
@@ -216,6 +229,21 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
               w.upper.toExpression,
               residual,
               join.joinType,
+              planLater(join.left),
+              planLater(join.right)
+            )
+          )
+        case _ if interval.isDefined && RangeJoinConf.KeyedIntervalJoinEnabled.get(conf) =>
+          val threshold = RangeJoinConf.KeyedIntervalBroadcastThreshold.get(conf)
+          val indexed = if (interval.get.pointIsLeft) join.right else join.left
+          Right(
+            KeyedIntervalJoinExec(
+              eqs.map(_.left),
+              eqs.map(_.right),
+              interval.get,
+              join.condition.get,
+              join.joinType,
+              threshold >= 0 && indexed.stats.sizeInBytes <= threshold,
               planLater(join.left),
               planLater(join.right)
             )
@@ -245,6 +273,22 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
       }
     } yield planned
   }
+
+  /**
+   * Whether equality keys of these types are equal exactly when their bytes are, as a hash table
+   * of keys needs: one type, and not floating point (where -0.0 equals 0.0 and NaNs differ).
+   */
+  private def byteComparableKey(left: DataType, right: DataType): Boolean =
+    left == right && left != FloatType && left != DoubleType
+
+  /** Whether `joinType` streams the input that holds the point of `interval`. */
+  private def streamsPoint(joinType: JoinType, interval: PointInInterval): Boolean =
+    joinType match {
+      case _: InnerLike => true
+      case LeftOuter | LeftSemi | LeftAnti | ExistenceJoin(_) => interval.pointIsLeft
+      case RightOuter => !interval.pointIsLeft
+      case _ => false
+    }
 
   /**
    * Rungs 5 to 8, without equality keys: the first operator that applies, tried in the ladder's

@@ -13,7 +13,8 @@ import rangejoin.execution.{
   BroadcastRangeJoinExec,
   JoinMetric,
   JoinMetrics,
-  KeyClusteredJoinExec
+  KeyClusteredJoinExec,
+  KeyedIntervalJoinExec
 }
 
 /**
@@ -29,6 +30,7 @@ object FaultChecks extends AdaptiveSparkPlanHelper {
     case j: BroadcastRangeJoinExec => j.nodeName
     case j: KeyClusteredJoinExec => j.nodeName
     case j: AsOfJoinExec => j.nodeName
+    case j: KeyedIntervalJoinExec => j.nodeName
   }
 
   /** The output-row metrics of the range-join operators of `plan`, top down. */

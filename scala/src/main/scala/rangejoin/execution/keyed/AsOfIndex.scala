@@ -45,17 +45,14 @@ final class AsOfValue(value: Expression) {
  * condition that accepts them (nearest, exact matches, no tolerance: `true`).
  */
 final class AsOfIndex private (
-    groups: java.util.HashMap[UnsafeRow, Integer],
+    groups: GroupIds,
     starts: Array[Int],
     val codes: Array[Long],
     val rows: PackedRows
 ) {
 
   /** The group of rows whose keys are `key`, or -1 if none. */
-  def group(key: UnsafeRow): Int = {
-    val g = groups.get(key)
-    if (g == null) -1 else g.intValue
-  }
+  def group(key: UnsafeRow): Int = groups.get(key)
 
   def numGroups: Int = starts.length - 1
 
@@ -70,17 +67,19 @@ object AsOfIndex {
    * hashing of the keys).
    *
    * @param keyOf the rows' equality keys (an empty row when there are none: one group)
+   * @param keyTypes their types
    * @param asOf the rows' as-of value
    * @param types the rows' column types
    */
   def build(
       rows: Iterator[InternalRow],
       keyOf: UnsafeProjection,
+      keyTypes: Seq[DataType],
       asOf: AsOfValue,
       types: Seq[DataType],
       budget: HeapBudget
   ): AsOfIndex = {
-    val groups = new java.util.HashMap[UnsafeRow, Integer]()
+    val groups = GroupIds.forKeys(keyTypes)
     val packed = new PackedRows.Builder(types.size, budget)
     val codes = Array.newBuilder[Long]
     val groupOf = Array.newBuilder[Int]
@@ -88,20 +87,15 @@ object AsOfIndex {
     rows.foreach { row =>
       val key = keyOf(row)
       if (!key.anyNull && asOf.of(row)) {
-        val known = groups.get(key)
-        val g = if (known != null) known.intValue
-        else {
-          groups.put(key.copy(), groups.size)
-          groups.size - 1
-        }
         codes += asOf.code
-        groupOf += g
+        groupOf += groups.getOrAdd(key)
         packed += (row match {
           case unsafe: UnsafeRow => unsafe
           case other => toUnsafe(other)
         })
       }
     }
+    groups.seal()
     val unsorted = codes.result()
     budget.allocate(24L * unsorted.length)
     val (order, starts) = GroupedOrder(unsorted, groupOf.result(), groups.size)

@@ -1,0 +1,215 @@
+package rangejoin.execution
+
+import org.apache.spark.broadcast.Broadcast
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  BindReferences,
+  Expression,
+  GenericInternalRow,
+  JoinedRow,
+  Predicate,
+  UnsafeProjection,
+  UnsafeRow
+}
+import org.apache.spark.sql.catalyst.plans.{ExistenceJoin, JoinType}
+import org.apache.spark.sql.catalyst.plans.physical.{
+  BroadcastDistribution,
+  ClusteredDistribution,
+  Distribution,
+  Partitioning,
+  UnspecifiedDistribution
+}
+import org.apache.spark.sql.execution.{BinaryExecNode, ExplainUtils, SparkPlan}
+import org.apache.spark.sql.execution.metric.SQLMetric
+
+import rangejoin.condition.PointInInterval
+import rangejoin.execution.blocks.{HeapBudget, InjectedFailures}
+import rangejoin.execution.broadcast.{PerCarrier, SortedBuildRows, SortedRowsBroadcastMode}
+import rangejoin.execution.keyed.{
+  AsOfValue,
+  IntervalIndex,
+  IntervalOutput,
+  IntervalProbe,
+  KeyGroupMemory
+}
+import rangejoin.execution.runtime.{JoinMemory, StreamEmit}
+
+/**
+ * A join on equality keys plus a point of one input inside an interval of the other
+ * ([[rangejoin.condition.PointInInterval]]), the type-2 slowly changing dimension lookup: the
+ * interval input is indexed by key and lower bound ([[keyed.IntervalIndex]]) and each row of the
+ * point input looks up its key's intervals that start at or before its point, walking back only
+ * as far as an interval may still reach it ([[keyed.IntervalProbe]]). O((n + m) log m) plus the
+ * intervals walked, where a hash or sort-merge join on the keys compares each point with every
+ * interval of its key.
+ *
+ * With `broadcast`, the interval input is broadcast and each executor indexes it once, shared by
+ * its tasks; the point input is neither shuffled nor sorted. Otherwise both inputs are
+ * hash-partitioned on the keys and each task indexes its part of the intervals. The point input
+ * is streamed: the join type must preserve or filter only it (inner, its outer side, and, when it
+ * is the left input, semi, anti and existence joins).
+ *
+ * @param condition the join's whole condition, which decides each candidate pair
+ */
+case class KeyedIntervalJoinExec(
+    leftKeys: Seq[Expression],
+    rightKeys: Seq[Expression],
+    interval: PointInInterval,
+    condition: Expression,
+    joinType: JoinType,
+    broadcast: Boolean,
+    left: SparkPlan,
+    right: SparkPlan
+) extends BinaryExecNode
+    with JoinMetrics {
+
+  private def pointIsLeft = interval.pointIsLeft
+  private def streamedPlan = if (pointIsLeft) left else right
+  private def indexedPlan = if (pointIsLeft) right else left
+  private def streamedKeys = if (pointIsLeft) leftKeys else rightKeys
+  private def indexedKeys = if (pointIsLeft) rightKeys else leftKeys
+
+  override def output: Seq[Attribute] = JoinOutput(joinType, left.output, right.output)
+
+  override def outputPartitioning: Partitioning = streamedPlan.outputPartitioning
+
+  override def requiredChildDistribution: Seq[Distribution] = {
+    // Packed into one carrier row on the driver (in order of lower bound, rows with a NULL one
+    // left out), which ships and reads as a few arrays instead of one object per row.
+    lazy val indexed =
+      BroadcastDistribution(SortedRowsBroadcastMode.of(Seq(interval.lower), indexedPlan.output))
+    if (!broadcast) ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
+    else if (pointIsLeft) UnspecifiedDistribution :: indexed :: Nil
+    else indexed :: UnspecifiedDistribution :: Nil
+  }
+
+  override protected def reportedMetrics: Seq[JoinMetric] =
+    Seq(JoinMetric.NumOutputRows, JoinMetric.CandidatesWalked, JoinMetric.PeakMemory) ++
+      (if (broadcast) Seq(JoinMetric.IndexBuilds) else Nil)
+
+  private def describe: Seq[(String, String)] = Seq(
+    "Join type" -> joinType.toString,
+    "Keys" -> leftKeys.zip(rightKeys).map { case (l, r) => s"${l.sql} = ${r.sql}" }.mkString(", "),
+    "Point in interval" -> interval.toString,
+    "Condition" -> condition.sql,
+    "Interval input" -> (if (broadcast) "broadcast, indexed once per executor"
+                         else "hash-partitioned on the keys, indexed per task")
+  )
+
+  override def simpleString(maxFields: Int): String =
+    s"$nodeName " + describe.map { case (k, v) => s"${k.toLowerCase}: $v" }.mkString(", ")
+
+  override def verboseStringWithOperatorId(): String =
+    (formattedNodeName +: describe.map { case (k, v) => ExplainUtils.generateFieldString(k, v) })
+      .mkString("\n", "\n", "\n")
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    // Taken on the driver: the metrics are made from the session, which a task's copy of this
+    // node does not have.
+    val metrics = TaskMetrics(
+      metric(JoinMetric.CandidatesWalked),
+      metric(JoinMetric.NumOutputRows),
+      metric(JoinMetric.PeakMemory)
+    )
+    if (broadcast) {
+      val carrier = indexedPlan.executeBroadcast[Array[InternalRow]]()
+      val builds = metric(JoinMetric.IndexBuilds)
+      streamedPlan.execute().mapPartitions { rows =>
+        join(rows, _ => sharedIndex(carrier, builds), metrics)
+      }
+    } else {
+      left.execute().zipPartitions(right.execute()) { (l, r) =>
+        val (streamed, indexed) = if (pointIsLeft) (l, r) else (r, l)
+        join(streamed, buildIndex(indexed, _), metrics)
+      }
+    }
+  }
+
+  private case class TaskMetrics(walked: SQLMetric, numOutputRows: SQLMetric, peakMemory: SQLMetric)
+
+  /** The index of the broadcast intervals: built by the executor's first task, then shared. */
+  private def sharedIndex(carrier: Broadcast[Array[InternalRow]], builds: SQLMetric)
+      : IntervalIndex =
+    PerCarrier(carrier.value, ("intervals", indexedKeys, interval)) {
+      builds += 1
+      val rows = SortedBuildRows.fromCarrier(carrier.value.head.asInstanceOf[UnsafeRow]).rows
+      val row = new UnsafeRow(rows.numFields)
+      buildIndex(Iterator.range(0, rows.size).map(rows.row(_, row)), HeapBudget.Unaccounted)
+    }
+
+  private def buildIndex(rows: Iterator[InternalRow], budget: HeapBudget): IntervalIndex = {
+    val attributes = indexedPlan.output
+    IntervalIndex.build(
+      rows,
+      UnsafeProjection.create(indexedKeys, attributes),
+      indexedKeys.map(_.dataType),
+      new AsOfValue(BindReferences.bindReference(interval.lower, attributes)),
+      new AsOfValue(BindReferences.bindReference(interval.upper, attributes)),
+      attributes.map(_.dataType),
+      budget
+    )
+  }
+
+  /**
+   * One task: the streamed rows through the index `indexOf` gives, whose memory (and that of the
+   * streamed batches) the task reserves.
+   */
+  private def join(
+      streamed: Iterator[InternalRow],
+      indexOf: HeapBudget => IntervalIndex,
+      metrics: TaskMetrics
+  ): Iterator[InternalRow] = {
+    InjectedFailures.failFirstAttempt()
+    val memory = new KeyGroupMemory(JoinMemory.forTask(metrics.peakMemory))
+    val index = indexOf(memory)
+    val numOutputRows = metrics.numOutputRows
+    // Bound as nullable: an outer join's unmatched rows pad the indexed columns with NULLs.
+    val both = left.output.map(_.withNullability(true)) ++ right.output.map(_.withNullability(true))
+    val predicate = Predicate.create(condition, both)
+    val joined = new JoinedRow
+    val ordered: (InternalRow, InternalRow) => InternalRow =
+      if (pointIsLeft) (s, i) => joined(s, i) else (s, i) => joined(i, s)
+    lazy val project = UnsafeProjection.create(output, both)
+    val padding = new GenericInternalRow(indexedPlan.output.size)
+    val flag = new GenericInternalRow(1)
+    lazy val streamedOnly = UnsafeProjection.create(output, streamedPlan.output :+ flagAttribute)
+    val outputs = new IntervalOutput {
+      def pair(s: InternalRow, i: InternalRow): InternalRow = counted(project(ordered(s, i)))
+      def matched(s: InternalRow): InternalRow = flagged(s, exists = true)
+      def unmatched(s: InternalRow): InternalRow =
+        if (StreamEmit.of(joinType).pairs) counted(project(ordered(s, padding)))
+        else flagged(s, exists = false)
+      private def flagged(s: InternalRow, exists: Boolean): InternalRow = {
+        flag.setBoolean(0, exists)
+        counted(streamedOnly(joined(s, flag)))
+      }
+      private def counted(row: InternalRow): InternalRow = {
+        numOutputRows += 1
+        row
+      }
+    }
+    new IntervalProbe(
+      index,
+      UnsafeProjection.create(streamedKeys, streamedPlan.output),
+      new AsOfValue(BindReferences.bindReference(interval.point, streamedPlan.output)),
+      streamedPlan.output.map(_.dataType),
+      indexedPlan.output.size,
+      (s, i) => predicate.eval(ordered(s, i)),
+      StreamEmit.of(joinType),
+      outputs,
+      metrics.walked,
+      memory
+    ).join(streamed)
+  }
+
+  /** The flag an existence join outputs, else a placeholder that its output does not read. */
+  private def flagAttribute: Attribute = joinType match {
+    case ExistenceJoin(exists) => exists
+    case _ => output.last
+  }
+
+  override protected def withNewChildrenInternal(newLeft: SparkPlan, newRight: SparkPlan)
+      : KeyedIntervalJoinExec = copy(left = newLeft, right = newRight)
+}

@@ -1,0 +1,145 @@
+package rangejoin.execution.keyed
+
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.types._
+
+/**
+ * The group number of each distinct equality key of an index, numbered from 0 in order of
+ * first appearance. Keys are rows of the equality keys' values with no NULL.
+ */
+sealed trait GroupIds {
+
+  /** The number of `key`'s group, numbering it next if it is new. */
+  def getOrAdd(key: UnsafeRow): Int
+
+  /** The number of `key`'s group, or -1 if no group has it. */
+  def get(key: UnsafeRow): Int
+
+  def size: Int
+
+  /** Called once every key is added: the lookups that follow may use a faster structure. */
+  def seal(): Unit = ()
+}
+
+object GroupIds {
+
+  /**
+   * Group numbers for keys of these types: one integral key (integers, dates, timestamps) by its
+   * value, without a boxed row per lookup; anything else by the key row's bytes, which decide
+   * equality for the key types the planner hashes.
+   */
+  def forKeys(types: Seq[DataType]): GroupIds = types match {
+    case Seq(ByteType) => new ByValue(_.getByte(0).toLong)
+    case Seq(ShortType) => new ByValue(_.getShort(0).toLong)
+    case Seq(IntegerType | DateType) => new ByValue(_.getInt(0).toLong)
+    case Seq(LongType | TimestampType | TimestampNTZType) => new ByValue(_.getLong(0))
+    case _ => new ByBytes
+  }
+
+  /** Keys by their rows' bytes, in a hash map of copied rows. */
+  final class ByBytes extends GroupIds {
+    private val ids = new java.util.HashMap[UnsafeRow, Integer]()
+
+    def getOrAdd(key: UnsafeRow): Int = {
+      val known = ids.get(key)
+      if (known != null) known.intValue
+      else {
+        ids.put(key.copy(), ids.size)
+        ids.size - 1
+      }
+    }
+
+    def get(key: UnsafeRow): Int = {
+      val g = ids.get(key)
+      if (g == null) -1 else g.intValue
+    }
+
+    def size: Int = ids.size
+  }
+
+  /**
+   * One integral key by its value, in an open-addressing table (linear probing, at most half
+   * full) whose slots hold a key and its group side by side in one array: a lookup reads one or
+   * two neighbouring slots instead of following a boxed row, its bytes and a boxed number across
+   * the heap.
+   */
+  final class ByValue(read: UnsafeRow => Long) extends GroupIds {
+    // Slot s: its key at 2s, its group + 1 at 2s + 1 (0: empty).
+    private var slots = new Array[Long](32)
+    private var count = 0
+
+    def getOrAdd(key: UnsafeRow): Int = {
+      val value = read(key)
+      val slot = find(value)
+      if (slots(slot + 1) > 0) slots(slot + 1).toInt - 1
+      else {
+        slots(slot) = value
+        count += 1
+        slots(slot + 1) = count
+        if (4 * count > slots.length) grow()
+        count - 1
+      }
+    }
+
+    // After `seal`, when the keys are dense: the group of key `min + i` at `i` (-1: none).
+    private var dense: Array[Int] = _
+    private var min = 0L
+
+    def get(key: UnsafeRow): Int = {
+      val value = read(key)
+      if (dense == null) slots(find(value) + 1).toInt - 1
+      else {
+        val i = value - min
+        if (i >= 0 && i < dense.length) dense(i.toInt) else -1
+      }
+    }
+
+    def size: Int = count
+
+    /**
+     * Keys within a range of at most 4 slots per key (such as surrogate keys) get a direct
+     * table: a lookup reads one entry of an array of 4 bytes per key value.
+     */
+    override def seal(): Unit = if (count > 0) {
+      var (lo, hi) = (Long.MaxValue, Long.MinValue)
+      var i = 0
+      while (i < slots.length) {
+        if (slots(i + 1) > 0) { lo = math.min(lo, slots(i)); hi = math.max(hi, slots(i)) }
+        i += 2
+      }
+      val span = BigInt(hi) - BigInt(lo) + 1
+      if (span <= 4L * count && span <= Int.MaxValue / 2) {
+        min = lo
+        dense = Array.fill(span.toInt)(-1)
+        i = 0
+        while (i < slots.length) {
+          if (slots(i + 1) > 0) dense((slots(i) - lo).toInt) = slots(i + 1).toInt - 1
+          i += 2
+        }
+        slots = null
+      }
+    }
+
+    /** The index of the slot that holds `value`, or of the empty slot where it would go. */
+    private def find(value: Long): Int = {
+      val mask = slots.length / 2 - 1
+      var slot = (java.lang.Long.rotateLeft(value * 0x9e3779b97f4a7c15L, 32) & mask).toInt
+      while (slots(2 * slot + 1) > 0 && slots(2 * slot) != value) slot = (slot + 1) & mask
+      2 * slot
+    }
+
+    private def grow(): Unit = {
+      val old = slots
+      slots = new Array[Long](old.length * 2)
+      var i = 0
+      while (i < old.length) {
+        if (old(i + 1) > 0) {
+          val slot = find(old(i))
+          slots(slot) = old(i)
+          slots(slot + 1) = old(i + 1)
+        }
+        i += 2
+      }
+    }
+  }
+}

@@ -1,0 +1,108 @@
+package rangejoin.execution.keyed
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.types.DataType
+
+import rangejoin.execution.blocks.HeapBudget
+import rangejoin.execution.runtime.StreamEmit
+
+/**
+ * The rows a keyed point-in-interval join outputs, given a streamed row and an indexed one. Each
+ * returns a row that is valid until the next call.
+ */
+trait IntervalOutput {
+
+  /** A streamed row and an indexed row that meet the condition. */
+  def pair(streamed: InternalRow, indexed: InternalRow): InternalRow
+
+  /** A streamed row with at least one match (semi join, existence join). */
+  def matched(streamed: InternalRow): InternalRow
+
+  /** A streamed row with none (outer join padding, anti join, existence join). */
+  def unmatched(streamed: InternalRow): InternalRow
+}
+
+/**
+ * Streams one input of a keyed point-in-interval join through an [[IntervalIndex]] of the other,
+ * in the index's order ([[ProbeBatches]]): each row's key finds its group, a binary search the
+ * intervals that start at or before its point, and a walk back over them ([[IntervalIndex]] says
+ * where it stops) the candidates, each kept if `condition` (the join's whole condition) holds. A
+ * row's matches come out in descending order of lower bound.
+ *
+ * @param keyOf the streamed rows' equality keys
+ * @param point the streamed rows' point; a NULL point meets no interval
+ * @param types the streamed rows' column types
+ * @param condition whether a streamed row and an indexed row join
+ * @param walked counts the candidates the condition was evaluated on
+ */
+final class IntervalProbe(
+    index: IntervalIndex,
+    keyOf: UnsafeProjection,
+    point: AsOfValue,
+    types: Seq[DataType],
+    numIndexedFields: Int,
+    condition: (InternalRow, InternalRow) => Boolean,
+    emit: StreamEmit,
+    output: IntervalOutput,
+    walked: SQLMetric,
+    budget: HeapBudget
+) {
+
+  def join(streamed: Iterator[InternalRow]): Iterator[InternalRow] = new Iterator[InternalRow] {
+    private val batches =
+      new ProbeBatches(index.group, index.numGroups, keyOf, point, types, budget, streamed)
+    private val candidate = new UnsafeRow(numIndexedFields)
+    private var row: InternalRow = _
+    private var code = 0L
+    private var position = -1 // the next candidate; below `stop` when the walk is over
+    private var stop = 0
+    private var matched = false
+    private var pending: InternalRow = _
+
+    override def hasNext: Boolean = {
+      while (pending == null && step()) {}
+      pending != null
+    }
+
+    override def next(): InternalRow = {
+      if (!hasNext) throw new NoSuchElementException
+      val out = pending
+      pending = null
+      out
+    }
+
+    /** Takes one step: a candidate, the end of a row, or the next row; false when done. */
+    private def step(): Boolean = {
+      if (position >= stop && index.reaches(position, code)) {
+        walked += 1
+        index.row(position, candidate)
+        position -= 1
+        if (condition(row, candidate)) {
+          matched = true
+          if (emit.pairs) pending = output.pair(row, candidate)
+          else position = stop - 1 // one match decides a semi, anti or existence join
+        }
+        true
+      } else if (row != null) {
+        if (matched && emit.matched) pending = output.matched(row)
+        else if (!matched && emit.unmatched) pending = output.unmatched(row)
+        row = null
+        position = -1
+        stop = 0
+        true
+      } else if (batches.advance()) {
+        row = batches.row
+        matched = false
+        val g = batches.group
+        if (g >= 0) {
+          code = batches.code
+          stop = index.start(g)
+          position = index.candidatesEnd(g, code) - 1
+        }
+        true
+      } else false
+    }
+  }
+}
