@@ -43,6 +43,7 @@ PLUGIN_OPERATORS = (
     "BoundFilterJoin",
     "SlidingWindowJoin",
     "AsOfJoin",
+    "KeyedIntervalJoin",
     "CountMatches",
 )
 FORCED = {"spark.rangejoin.minCandidatePairs": "0", "spark.rangejoin.minSmallSideRows": "0"}

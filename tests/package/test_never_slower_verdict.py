@@ -18,6 +18,7 @@ from never_slower import verdict  # noqa: E402
         "KeyGroupIEJoin Inner",
         "CountMatches [i.lo <= p.v < i.hi]",
         "AsOfJoin join type: Inner",
+        "KeyedIntervalJoin join type: Inner",
         "PiecewiseMergeJoin LeftOuter",
     ],
 )

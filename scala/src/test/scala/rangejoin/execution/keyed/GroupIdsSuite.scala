@@ -1,0 +1,59 @@
+package rangejoin.execution.keyed
+
+import scala.util.Random
+
+import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types.{DataType, IntegerType, LongType, StringType}
+import org.apache.spark.unsafe.types.UTF8String
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * GroupIds numbers keys in order of first appearance and finds them again, before and after
+ * `seal`, whether the keys are dense (a direct table), sparse or at the extremes of their type
+ * (the hash table), or not one integral column (the rows' bytes).
+ */
+class GroupIdsSuite extends AnyFunSuite {
+
+  private def keyRow(dataType: DataType, value: Any): UnsafeRow =
+    UnsafeProjection.create(Array(dataType)).apply(InternalRow(value)).copy()
+
+  /** Adds `keys` in order, checks the numbers, then every lookup before and after sealing. */
+  private def check(dataType: DataType, keys: Seq[Any], absent: Seq[Any]): Unit = {
+    val ids = GroupIds.forKeys(Seq(dataType))
+    val expected = scala.collection.mutable.LinkedHashMap.empty[Any, Int]
+    keys.foreach { k =>
+      val id = ids.getOrAdd(keyRow(dataType, k))
+      assert(id == expected.getOrElseUpdate(k, expected.size), s"key $k")
+    }
+    assert(ids.size == expected.size)
+    def lookups(): Unit = {
+      expected.foreach { case (k, id) => assert(ids.get(keyRow(dataType, k)) == id, s"key $k") }
+      absent.foreach(k => assert(ids.get(keyRow(dataType, k)) == -1, s"absent key $k"))
+    }
+    lookups()
+    ids.seal()
+    lookups()
+  }
+
+  test("dense integer keys, with repeats and gaps, found before and after sealing") {
+    val rnd = new Random(7)
+    val keys = Seq.fill(5000)(rnd.nextInt(3000) - 1000)
+    check(IntegerType, keys, Seq(-1001, 2000, Int.MinValue, Int.MaxValue))
+  }
+
+  test("sparse and extreme long keys stay in the hash table") {
+    val rnd = new Random(8)
+    val keys = Seq.fill(3000)(rnd.nextLong()) ++ Seq(Long.MinValue, Long.MaxValue, 0L, -1L)
+    check(LongType, keys ++ keys.take(100), Seq(1L, 42L, Long.MinValue + 1))
+  }
+
+  test("keys that are not one integral column are told apart by their bytes") {
+    val keys = (0 until 500).map(i => UTF8String.fromString(s"k${i % 321}"))
+    check(StringType, keys, Seq(UTF8String.fromString("k999"), UTF8String.fromString("")))
+  }
+
+  test("an index with no keys finds none") {
+    check(LongType, Nil, Seq(0L, Long.MaxValue))
+  }
+}
