@@ -21,7 +21,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{
   Partitioning,
   UnspecifiedDistribution
 }
-import org.apache.spark.sql.execution.{BinaryExecNode, ExplainUtils, SparkPlan}
+import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.execution.metric.SQLMetric
 
 import rangejoin.condition.{AsOfCondition, AsOfDirection}
@@ -57,7 +57,8 @@ case class AsOfJoinExec(
     left: SparkPlan,
     right: SparkPlan
 ) extends BinaryExecNode
-    with JoinMetrics {
+    with JoinMetrics
+    with ExplainFields {
   require(broadcast || leftKeys.nonEmpty, "An as-of join without equality keys broadcasts")
 
   override def output: Seq[Attribute] = JoinOutput(joinType, left.output, right.output)
@@ -71,22 +72,15 @@ case class AsOfJoinExec(
   override protected def reportedMetrics: Seq[JoinMetric] =
     Seq(JoinMetric.NumOutputRows, JoinMetric.FullSearches, JoinMetric.PeakMemory)
 
-  private def describe: Seq[(String, String)] = Seq(
+  protected def explainFields: Seq[(String, String)] = Seq(
     "Join type" -> joinType.toString,
     "Direction" -> direction.description,
     "As of" -> s"${leftAsOf.sql} ~ ${rightAsOf.sql}",
-    "Keys" -> leftKeys.zip(rightKeys).map { case (l, r) => s"${l.sql} = ${r.sql}" }.mkString(", "),
+    "Keys" -> ExplainFields.keys(leftKeys, rightKeys),
     "As-of condition" -> asOfCondition.sql,
     "Residual" -> residual.map(_.sql).getOrElse("None"),
     "Right input" -> (if (broadcast) "broadcast" else "hash-partitioned on the keys")
   )
-
-  override def simpleString(maxFields: Int): String =
-    s"$nodeName " + describe.map { case (k, v) => s"${k.toLowerCase}: $v" }.mkString(", ")
-
-  override def verboseStringWithOperatorId(): String =
-    (formattedNodeName +: describe.map { case (k, v) => ExplainUtils.generateFieldString(k, v) })
-      .mkString("\n", "\n", "\n")
 
   override protected def doExecute(): RDD[InternalRow] = {
     // Taken on the driver: the metrics are made from the session, which a task's copy of this

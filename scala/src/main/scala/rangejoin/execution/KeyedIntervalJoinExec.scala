@@ -21,7 +21,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{
   Partitioning,
   UnspecifiedDistribution
 }
-import org.apache.spark.sql.execution.{BinaryExecNode, ExplainUtils, SparkPlan}
+import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.execution.metric.SQLMetric
 
 import rangejoin.condition.PointInInterval
@@ -63,7 +63,8 @@ case class KeyedIntervalJoinExec(
     left: SparkPlan,
     right: SparkPlan
 ) extends BinaryExecNode
-    with JoinMetrics {
+    with JoinMetrics
+    with ExplainFields {
 
   private def pointIsLeft = interval.pointIsLeft
   private def streamedPlan = if (pointIsLeft) left else right
@@ -89,21 +90,14 @@ case class KeyedIntervalJoinExec(
     Seq(JoinMetric.NumOutputRows, JoinMetric.CandidatesWalked, JoinMetric.PeakMemory) ++
       (if (broadcast) Seq(JoinMetric.IndexBuilds) else Nil)
 
-  private def describe: Seq[(String, String)] = Seq(
+  protected def explainFields: Seq[(String, String)] = Seq(
     "Join type" -> joinType.toString,
-    "Keys" -> leftKeys.zip(rightKeys).map { case (l, r) => s"${l.sql} = ${r.sql}" }.mkString(", "),
+    "Keys" -> ExplainFields.keys(leftKeys, rightKeys),
     "Point in interval" -> interval.toString,
     "Condition" -> condition.sql,
     "Interval input" -> (if (broadcast) "broadcast, indexed once per executor"
                          else "hash-partitioned on the keys, indexed per task")
   )
-
-  override def simpleString(maxFields: Int): String =
-    s"$nodeName " + describe.map { case (k, v) => s"${k.toLowerCase}: $v" }.mkString(", ")
-
-  override def verboseStringWithOperatorId(): String =
-    (formattedNodeName +: describe.map { case (k, v) => ExplainUtils.generateFieldString(k, v) })
-      .mkString("\n", "\n", "\n")
 
   override protected def doExecute(): RDD[InternalRow] = {
     // Taken on the driver: the metrics are made from the session, which a task's copy of this

@@ -27,25 +27,16 @@ final class AsOfProbe(
     emit: (InternalRow, Int) => InternalRow
 ) {
 
-  def join(lefts: Iterator[InternalRow]): Iterator[InternalRow] = new Iterator[InternalRow] {
+  def join(lefts: Iterator[InternalRow]): Iterator[InternalRow] = new PendingIterator[InternalRow] {
     private val batches =
       new ProbeBatches(index.group, index.numGroups, keyOf, asOf, types, budget, lefts)
-    private var pending: InternalRow = _
 
-    override def hasNext: Boolean = {
-      while (pending == null && batches.advance()) {
-        val g = batches.group
-        val row = batches.row
-        pending = emit(row, if (g < 0) -1 else search.nearest(row, batches.code, index, g))
-      }
-      pending != null
-    }
-
-    override def next(): InternalRow = {
-      if (!hasNext) throw new NoSuchElementException
-      val out = pending
-      pending = null
-      out
+    /** Answers the next left row (`pending` stays null when the join drops it). */
+    protected def step(): Boolean = batches.advance() && {
+      val g = batches.group
+      val row = batches.row
+      pending = emit(row, if (g < 0) -1 else search.nearest(row, batches.code, index, g))
+      true
     }
   }
 }

@@ -50,59 +50,47 @@ final class IntervalProbe(
     budget: HeapBudget
 ) {
 
-  def join(streamed: Iterator[InternalRow]): Iterator[InternalRow] = new Iterator[InternalRow] {
-    private val batches =
-      new ProbeBatches(index.group, index.numGroups, keyOf, point, types, budget, streamed)
-    private val candidate = new UnsafeRow(numIndexedFields)
-    private var row: InternalRow = _
-    private var code = 0L
-    private var position = -1 // the next candidate; below `stop` when the walk is over
-    private var stop = 0
-    private var matched = false
-    private var pending: InternalRow = _
+  def join(streamed: Iterator[InternalRow]): Iterator[InternalRow] =
+    new PendingIterator[InternalRow] {
+      private val batches =
+        new ProbeBatches(index.group, index.numGroups, keyOf, point, types, budget, streamed)
+      private val candidate = new UnsafeRow(numIndexedFields)
+      private var row: InternalRow = _
+      private var code = 0L
+      private var position = -1 // the next candidate; below `stop` when the walk is over
+      private var stop = 0
+      private var matched = false
 
-    override def hasNext: Boolean = {
-      while (pending == null && step()) {}
-      pending != null
+      /** Takes one step: a candidate, the end of a row, or the next row; false when done. */
+      protected def step(): Boolean = {
+        if (position >= stop && index.reaches(position, code)) {
+          walked += 1
+          index.row(position, candidate)
+          position -= 1
+          if (condition(row, candidate)) {
+            matched = true
+            if (emit.pairs) pending = output.pair(row, candidate)
+            else position = stop - 1 // one match decides a semi, anti or existence join
+          }
+          true
+        } else if (row != null) {
+          if (matched && emit.matched) pending = output.matched(row)
+          else if (!matched && emit.unmatched) pending = output.unmatched(row)
+          row = null
+          position = -1
+          stop = 0
+          true
+        } else if (batches.advance()) {
+          row = batches.row
+          matched = false
+          val g = batches.group
+          if (g >= 0) {
+            code = batches.code
+            stop = index.start(g)
+            position = index.candidatesEnd(g, code) - 1
+          }
+          true
+        } else false
+      }
     }
-
-    override def next(): InternalRow = {
-      if (!hasNext) throw new NoSuchElementException
-      val out = pending
-      pending = null
-      out
-    }
-
-    /** Takes one step: a candidate, the end of a row, or the next row; false when done. */
-    private def step(): Boolean = {
-      if (position >= stop && index.reaches(position, code)) {
-        walked += 1
-        index.row(position, candidate)
-        position -= 1
-        if (condition(row, candidate)) {
-          matched = true
-          if (emit.pairs) pending = output.pair(row, candidate)
-          else position = stop - 1 // one match decides a semi, anti or existence join
-        }
-        true
-      } else if (row != null) {
-        if (matched && emit.matched) pending = output.matched(row)
-        else if (!matched && emit.unmatched) pending = output.unmatched(row)
-        row = null
-        position = -1
-        stop = 0
-        true
-      } else if (batches.advance()) {
-        row = batches.row
-        matched = false
-        val g = batches.group
-        if (g >= 0) {
-          code = batches.code
-          stop = index.start(g)
-          position = index.candidatesEnd(g, code) - 1
-        }
-        true
-      } else false
-    }
-  }
 }
