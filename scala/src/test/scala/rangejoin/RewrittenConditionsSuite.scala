@@ -226,9 +226,15 @@ class RewrittenConditionsSuite extends RangeJoinTestBase {
     }
   }
 
-  test("with equality keys an open end's candidate does not count: Spark's hash join") {
-    // A type-2 dimension: a few versions per key, where Spark's hash join is faster.
+  test("with equality keys an open end and one other bound plan KeyedIntervalJoin") {
+    // A type-2 dimension looked up on its key; on doubles the join stays with Spark.
     tables(IntegerType, 3)
+    checkOperator(
+      "SELECT l.id, r.id FROM l JOIN r ON l.c = r.c AND l.a >= r.a AND " +
+        "(l.a < r.b OR r.b IS NULL)",
+      Some("KeyedIntervalJoin")
+    )
+    tables(DoubleType, 3)
     checkOperator(
       "SELECT l.id, r.id FROM l JOIN r ON l.c = r.c AND l.a >= r.a AND " +
         "(l.a < r.b OR r.b IS NULL)",
