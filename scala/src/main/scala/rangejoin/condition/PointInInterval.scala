@@ -1,7 +1,7 @@
 package rangejoin.condition
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
-import org.apache.spark.sql.types._
+import org.apache.spark.sql.types.DataType
 
 /**
  * The inequalities of a keyed join that put one input's column between two columns of the other:
@@ -66,10 +66,6 @@ object PointInInterval {
     case _ => None
   }
 
-  /** Types whose values have a 64-bit code in their order. */
-  def codable(dt: DataType): Boolean = dt match {
-    case ByteType | ShortType | IntegerType | LongType | DateType => true
-    case TimestampType | TimestampNTZType => true
-    case _ => false
-  }
+  /** Types whose values have a 64-bit code in their order: those of as-of values. */
+  def codable(dt: DataType): Boolean = AsOfCondition.codeRange.isDefinedAt(dt)
 }

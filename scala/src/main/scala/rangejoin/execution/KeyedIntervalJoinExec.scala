@@ -169,11 +169,12 @@ case class KeyedIntervalJoinExec(
     val padding = new GenericInternalRow(indexedPlan.output.size)
     val flag = new GenericInternalRow(1)
     lazy val streamedOnly = UnsafeProjection.create(output, streamedPlan.output :+ flagAttribute)
+    val emit = StreamEmit.of(joinType)
     val outputs = new IntervalOutput {
       def pair(s: InternalRow, i: InternalRow): InternalRow = counted(project(ordered(s, i)))
       def matched(s: InternalRow): InternalRow = flagged(s, exists = true)
       def unmatched(s: InternalRow): InternalRow =
-        if (StreamEmit.of(joinType).pairs) counted(project(ordered(s, padding)))
+        if (emit.pairs) counted(project(ordered(s, padding)))
         else flagged(s, exists = false)
       private def flagged(s: InternalRow, exists: Boolean): InternalRow = {
         flag.setBoolean(0, exists)
@@ -191,7 +192,7 @@ case class KeyedIntervalJoinExec(
       streamedPlan.output.map(_.dataType),
       indexedPlan.output.size,
       (s, i) => predicate.eval(ordered(s, i)),
-      StreamEmit.of(joinType),
+      emit,
       outputs,
       metrics.walked,
       memory
