@@ -167,6 +167,40 @@ class KeyedJoinSuite extends RangeJoinTestBase {
     }
   }
 
+  test("a keyed interval's strict and open bounds hold at the ends of the type's range") {
+    // Bounds and points at and next to each end of the range, where a strict bound's inclusive
+    // code (`s + 1`, `e - 1`) would wrap, and a strict open end must still admit the largest
+    // point. Every pair of bounds, one key.
+    for (
+      (dataType, min, max) <- Seq(
+        ("int", Int.MinValue.toLong, Int.MaxValue.toLong),
+        ("bigint", Long.MinValue, Long.MaxValue)
+      )
+    ) {
+      val values = Seq(min, min + 1, -1L, 0L, max - 1, max).map(v => s"CAST('$v' AS $dataType)") :+
+        s"CAST(NULL AS $dataType)"
+      def table(name: String, columns: String, rows: Seq[String]): Unit = {
+        val tuples = rows.zipWithIndex.map { case (row, i) => s"($i, 0, $row)" }
+        spark.sql(s"SELECT * FROM VALUES ${tuples.mkString(", ")} AS t(id, k, $columns)")
+          .createOrReplaceTempView(name)
+      }
+      table("l", "p", values)
+      table("r", "s, e", for (s <- values; e <- values) yield s"$s, $e")
+      for {
+        condition <- Seq(
+          "l.k = r.k AND l.p > r.s AND (l.p < r.e OR r.e IS NULL)",
+          "l.k = r.k AND l.p >= r.s AND (r.e IS NULL OR l.p <= r.e)",
+          "l.k = r.k AND (r.s IS NULL OR r.s < l.p) AND l.p < r.e",
+          "l.k = r.k AND (l.p >= r.s OR r.s IS NULL) AND l.p <= r.e AND l.id <> r.id % 7"
+        )
+        shape <- Seq(joinShapes(0), joinShapes(1), joinShapes(5))
+        threshold <- Seq("-1", "32m")
+      } withConf(RangeJoinConf.KeyedIntervalBroadcastThreshold.key -> threshold) {
+        checkOperator(shape(condition), Some("KeyedIntervalJoin"))
+      }
+    }
+  }
+
   test("a point in an interval per key without an open end stays KeyGroupIEJoinExec") {
     facts("l", 300, 5, 41, "int")
     versions("r", 300, 5, 42, "int")

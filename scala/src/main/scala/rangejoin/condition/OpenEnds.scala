@@ -21,9 +21,19 @@ import rangejoin.local.InequalityOp.{Ge, Le}
 object OpenEnds {
 
   def candidates(conjuncts: Seq[Expression], left: AttributeSet, right: AttributeSet)
-      : Seq[Inequality] = conjuncts.filter(_.deterministic).flatMap {
-    case Or(Comparison(a, op, b), IsNull(n)) => candidate(a, op, b, n, left, right)
-    case Or(IsNull(n), Comparison(a, op, b)) => candidate(a, op, b, n, left, right)
+      : Seq[Inequality] = conjuncts.flatMap(withStrictness(_, left, right).map(_._1))
+
+  /**
+   * The open end `conjunct` is: its candidate, and whether its comparison is strict (which the
+   * candidate does not keep); None if `conjunct` is not an open end.
+   */
+  def withStrictness(conjunct: Expression, left: AttributeSet, right: AttributeSet)
+      : Option[(Inequality, Boolean)] = conjunct match {
+    case _ if !conjunct.deterministic => None
+    case Or(Comparison(a, op, b), IsNull(n)) =>
+      candidate(a, op, b, n, left, right).map((_, op.strict))
+    case Or(IsNull(n), Comparison(a, op, b)) =>
+      candidate(a, op, b, n, left, right).map((_, op.strict))
     case _ => None
   }
 

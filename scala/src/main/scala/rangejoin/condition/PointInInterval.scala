@@ -1,6 +1,6 @@
 package rangejoin.condition
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression}
 import org.apache.spark.sql.types.DataType
 
 /**
@@ -14,47 +14,100 @@ import org.apache.spark.sql.types.DataType
  * bound is a plain column, so a NULL point meets no interval. The point and the bounds are
  * columns, not expressions, so evaluating them on every row fails no row that Spark's own join
  * would not evaluate; they share one type with a 64-bit code in its order (integers, dates,
- * timestamps). The comparisons' strictness is not kept: the join's condition decides each
- * candidate.
+ * timestamps), so that the interval decides a pair exactly on codes.
  *
  * @param pointIsLeft whether the point is a column of the join's left input
+ * @param lowerStrict whether the point must be above `lower` (`>`), not only at least it
+ * @param upperStrict whether the point must be below `upper` (`<`), not only at most it
+ * @param decided the condition's residual conjuncts that the interval decides: the open ends'
+ *   `x < e OR e IS NULL`, whose candidates are its bounds
  */
 final case class PointInInterval(
     pointIsLeft: Boolean,
     point: Attribute,
     lower: Expression,
-    upper: Expression
+    upper: Expression,
+    lowerStrict: Boolean,
+    upperStrict: Boolean,
+    decided: Seq[Expression]
 ) {
-  override def toString: String = s"${lower.sql} <= ${point.sql} <= ${upper.sql}"
+
+  /** The column of the lower bound (seen through an open end). */
+  def lowerColumn: Attribute = PointInInterval.column(lower).get
+
+  /** The column of the upper bound (seen through an open end). */
+  def upperColumn: Attribute = PointInInterval.column(upper).get
+
+  /** Whether a NULL lower bound is an open end (every point is above it). */
+  def lowerOpen: Boolean = lower.isInstanceOf[NullAsBoundKey]
+
+  /** Whether a NULL upper bound is an open end (every point is below it). */
+  def upperOpen: Boolean = upper.isInstanceOf[NullAsBoundKey]
+
+  override def toString: String = {
+    def op(strict: Boolean) = if (strict) "<" else "<="
+    s"${lower.sql} ${op(lowerStrict)} ${point.sql} ${op(upperStrict)} ${upper.sql}"
+  }
 }
 
 object PointInInterval {
 
   /**
    * The reading of `inequalities` as a point in an interval: exactly two, the same point column
-   * on one side of both, one bound below it and one above, not both open ends.
+   * on one side of both, one bound below it and one above, not both open ends. An open end's
+   * candidate must come from one of `residuals`, which gives its strictness.
    */
-  def of(inequalities: Seq[Inequality]): Option[PointInInterval] =
+  def of(
+      inequalities: Seq[Inequality],
+      residuals: Seq[Expression],
+      left: AttributeSet,
+      right: AttributeSet
+  ): Option[PointInInterval] =
     if (inequalities.size != 2) None
-    else Seq(true, false).flatMap(reading(inequalities, _)).headOption
+    else {
+      val openEnds = residuals.flatMap(r => OpenEnds.withStrictness(r, left, right).map((r, _)))
+      Seq(true, false).flatMap(reading(inequalities, openEnds, _)).headOption
+    }
 
-  private def reading(ineqs: Seq[Inequality], pointIsLeft: Boolean): Option[PointInInterval] = {
-    // As `point op bound`: the op as seen from the point.
+  private def reading(
+      ineqs: Seq[Inequality],
+      openEnds: Seq[(Expression, (Inequality, Boolean))],
+      pointIsLeft: Boolean
+  ): Option[PointInInterval] = {
+    // Each inequality as `point op bound` (the op as seen from the point), its strictness and
+    // the residual conjunct it stands for, if an open end's.
     val asSeen = ineqs.map { i =>
-      if (pointIsLeft) (i.left, i.op, i.right) else (i.right, i.op.flip, i.left)
+      val (p, op, bound) =
+        if (pointIsLeft) (i.left, i.op, i.right) else (i.right, i.op.flip, i.left)
+      val source =
+        if (OpenEnds.isCandidate(i)) openEnds.find(_._2._1 == i).map(o => (o._2._2, Some(o._1)))
+        else Some((op.strict, None))
+      (p, op, bound, source)
     }
     val points = asSeen.map(s => column(s._1))
     val (uppers, lowers) = asSeen.partition(_._2.leftSmaller)
     points match {
       case Seq(Some(p), Some(q)) if p.semanticEquals(q) && uppers.size == 1 && lowers.size == 1 =>
-        val (lower, upper) = (lowers.head._3, uppers.head._3)
-        val bounds = Seq(lower, upper)
+        val (lower, upper) = (lowers.head, uppers.head)
+        val bounds = Seq(lower._3, upper._3)
         val columns = bounds.map(column)
         val sameType = (p +: bounds).forall(_.dataType == p.dataType)
         val onePlain = bounds.exists(!_.isInstanceOf[NullAsBoundKey])
-        if (columns.forall(_.isDefined) && sameType && onePlain && codable(p.dataType)) {
-          Some(PointInInterval(pointIsLeft, p, lower, upper))
-        } else None
+        (lower._4, upper._4) match {
+          case (Some((lowerStrict, lowerEnd)), Some((upperStrict, upperEnd)))
+              if columns.forall(_.isDefined) && sameType && onePlain && codable(p.dataType) =>
+            val decided = lowerEnd.toSeq ++ upperEnd
+            Some(PointInInterval(
+              pointIsLeft,
+              p,
+              bounds(0),
+              bounds(1),
+              lowerStrict,
+              upperStrict,
+              decided
+            ))
+          case _ => None
+        }
       case _ => None
     }
   }

@@ -36,7 +36,7 @@ object JoinMetric {
   case object CandidatesWalked
       extends JoinMetric(
         "candidatesWalked",
-        SQLMetrics.createMetric(_, "candidate intervals checked against the condition")
+        SQLMetrics.createMetric(_, "candidate intervals walked")
       )
   case object IndexBuilds
       extends JoinMetric(

@@ -29,6 +29,7 @@ import rangejoin.execution.blocks.{HeapBudget, InjectedFailures}
 import rangejoin.execution.broadcast.{PerCarrier, SortedBuildRows, SortedRowsBroadcastMode}
 import rangejoin.execution.keyed.{
   AsOfValue,
+  IntervalBound,
   IntervalIndex,
   IntervalOutput,
   IntervalProbe,
@@ -43,7 +44,8 @@ import rangejoin.execution.runtime.{JoinMemory, StreamEmit}
  * point input looks up its key's intervals that start at or before its point, walking back only
  * as far as an interval may still reach it ([[keyed.IntervalProbe]]). O((n + m) log m) plus the
  * intervals walked, where a hash or sort-merge join on the keys compares each point with every
- * interval of its key.
+ * interval of its key. The keys decide a pair by their bytes, as Spark's hash join does, and the
+ * interval by codes; only the `residual` is evaluated on the pair.
  *
  * With `broadcast`, the interval input is broadcast and each executor indexes it once, shared by
  * its tasks; the point input is neither shuffled nor sorted. Otherwise both inputs are
@@ -51,13 +53,14 @@ import rangejoin.execution.runtime.{JoinMemory, StreamEmit}
  * is streamed: the join type must preserve or filter only it (inner, its outer side, and, when it
  * is the left input, semi, anti and existence joins).
  *
- * @param condition the join's whole condition, which decides each candidate pair
+ * @param residual the conjuncts of the join's condition that neither the keys nor the interval
+ *   decide
  */
 case class KeyedIntervalJoinExec(
     leftKeys: Seq[Expression],
     rightKeys: Seq[Expression],
     interval: PointInInterval,
-    condition: Expression,
+    residual: Option[Expression],
     joinType: JoinType,
     broadcast: Boolean,
     left: SparkPlan,
@@ -94,7 +97,7 @@ case class KeyedIntervalJoinExec(
     "Join type" -> joinType.toString,
     "Keys" -> ExplainFields.keys(leftKeys, rightKeys),
     "Point in interval" -> interval.toString,
-    "Condition" -> condition.sql,
+    "Residual" -> residual.map(_.sql).getOrElse("None"),
     "Interval input" -> (if (broadcast) "broadcast, indexed once per executor"
                          else "hash-partitioned on the keys, indexed per task")
   )
@@ -139,11 +142,16 @@ case class KeyedIntervalJoinExec(
       rows,
       UnsafeProjection.create(indexedKeys, attributes),
       indexedKeys.map(_.dataType),
-      new AsOfValue(BindReferences.bindReference(interval.lower, attributes)),
-      new AsOfValue(BindReferences.bindReference(interval.upper, attributes)),
+      bound(interval.lowerColumn, isLower = true, interval.lowerStrict, interval.lowerOpen),
+      bound(interval.upperColumn, isLower = false, interval.upperStrict, interval.upperOpen),
       attributes.map(_.dataType),
       budget
     )
+  }
+
+  private def bound(column: Attribute, isLower: Boolean, strict: Boolean, open: Boolean) = {
+    val value = new AsOfValue(BindReferences.bindReference(column, indexedPlan.output))
+    new IntervalBound(value, isLower, strict, open)
   }
 
   /**
@@ -161,7 +169,7 @@ case class KeyedIntervalJoinExec(
     val numOutputRows = metrics.numOutputRows
     // Bound as nullable: an outer join's unmatched rows pad the indexed columns with NULLs.
     val both = left.output.map(_.withNullability(true)) ++ right.output.map(_.withNullability(true))
-    val predicate = Predicate.create(condition, both)
+    val predicate = residual.map(Predicate.create(_, both))
     val joined = new JoinedRow
     val ordered: (InternalRow, InternalRow) => InternalRow =
       if (pointIsLeft) (s, i) => joined(s, i) else (s, i) => joined(i, s)
@@ -191,7 +199,7 @@ case class KeyedIntervalJoinExec(
       new AsOfValue(BindReferences.bindReference(interval.point, streamedPlan.output)),
       streamedPlan.output.map(_.dataType),
       indexedPlan.output.size,
-      (s, i) => predicate.eval(ordered(s, i)),
+      predicate.map(p => (s: InternalRow, i: InternalRow) => p.eval(ordered(s, i))),
       emit,
       outputs,
       metrics.walked,

@@ -15,15 +15,20 @@ object GroupedOrder {
   def apply(codes: Array[Long], groups: Array[Int], numGroups: Int): (Array[Int], Array[Int]) = {
     val byCode = RadixSort.sortedIndices(codes)
     val starts = new Array[Int](numGroups + 1)
-    groups.foreach(g => starts(g + 1) += 1)
+    var i = 0
+    while (i < groups.length) { starts(groups(i) + 1) += 1; i += 1 }
     var g = 0
     while (g < numGroups) { starts(g + 1) += starts(g); g += 1 }
     val next = starts.clone()
     val order = new Array[Int](byCode.length)
-    byCode.foreach { i =>
-      val gi = groups(i)
-      order(next(gi)) = i
+    // Loops, not `foreach`: a closure over an Array[Int] boxes every element.
+    var k = 0
+    while (k < byCode.length) {
+      val row = byCode(k)
+      val gi = groups(row)
+      order(next(gi)) = row
       next(gi) += 1
+      k += 1
     }
     (order, starts)
   }

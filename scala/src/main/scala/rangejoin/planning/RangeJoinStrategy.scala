@@ -205,7 +205,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
     val ineqs = conjuncts.inequalities
     lazy val window = SlidingWindow.find(ineqs)
     lazy val interval = PointInInterval
-      .of(ineqs)
+      .of(ineqs, conjuncts.residuals, join.left.outputSet, join.right.outputSet)
       .filter(i => ineqs.exists(OpenEnds.isCandidate) && streamsPoint(join.joinType, i))
       .filter(_ => eqs.forall(e => byteComparableKey(e.left.dataType, e.right.dataType)))
     for {
@@ -241,7 +241,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
               eqs.map(_.left),
               eqs.map(_.right),
               interval.get,
-              join.condition.get,
+              conjuncts.residuals.filterNot(interval.get.decided.contains).reduceOption(And),
               join.joinType,
               threshold >= 0 && indexed.stats.sizeInBytes <= threshold,
               planLater(join.left),

@@ -7,6 +7,16 @@ import org.apache.spark.sql.types._
 import rangejoin.execution.blocks.{HeapBudget, PackedRows}
 import rangejoin.local.{GroupedOrder, RadixSort}
 
+/** A 64-bit code read from a row, in the order the index keeps. */
+trait RowCode {
+
+  /** Reads `row`; false if it has no code (a NULL value), else [[code]] is its code. */
+  def of(row: InternalRow): Boolean
+
+  /** The code [[of]] last read, if it had one. */
+  def code: Long
+}
+
 /**
  * One input's as-of value as a 64-bit code in the value's own order: integers as they are,
  * dates as days, timestamps as microseconds (the types
@@ -14,7 +24,7 @@ import rangejoin.local.{GroupedOrder, RadixSort}
  *
  * @param value the as-of expression, bound to the input's columns
  */
-final class AsOfValue(value: Expression) {
+final class AsOfValue(value: Expression) extends RowCode {
   private val projection = UnsafeProjection.create(Seq(value))
   private val read: UnsafeRow => Long = value.dataType match {
     case ByteType => _.getByte(0).toLong
@@ -26,13 +36,13 @@ final class AsOfValue(value: Expression) {
   private var last: UnsafeRow = _
 
   /** Evaluates the value on `row`; false if it is NULL, else [[code]] is its code. */
-  def of(row: InternalRow): Boolean = {
+  override def of(row: InternalRow): Boolean = {
     last = projection(row)
     !last.isNullAt(0)
   }
 
   /** The code of the value [[of]] last evaluated, if not NULL. */
-  def code: Long = read(last)
+  override def code: Long = read(last)
 }
 
 /**
@@ -68,27 +78,35 @@ object AsOfIndex {
    *
    * @param keyOf the rows' equality keys (an empty row when there are none: one group)
    * @param keyTypes their types
-   * @param asOf the rows' as-of value
+   * @param asOf the rows' as-of value (rows without one are left out)
    * @param types the rows' column types
    */
   def build(
       rows: Iterator[InternalRow],
       keyOf: UnsafeProjection,
       keyTypes: Seq[DataType],
-      asOf: AsOfValue,
+      asOf: RowCode,
       types: Seq[DataType],
       budget: HeapBudget
   ): AsOfIndex = {
     val groups = GroupIds.forKeys(keyTypes)
     val packed = new PackedRows.Builder(types.size, budget)
-    val codes = Array.newBuilder[Long]
-    val groupOf = Array.newBuilder[Int]
+    // Primitive arrays grown by hand: an ArrayBuilder[Long] or [Int] boxes every element.
+    var codes = new Array[Long](1024)
+    var groupOf = new Array[Int](1024)
+    var n = 0
     val toUnsafe = UnsafeProjection.create(types.toArray)
-    rows.foreach { row =>
+    while (rows.hasNext) {
+      val row = rows.next()
       val key = keyOf(row)
       if (!key.anyNull && asOf.of(row)) {
-        codes += asOf.code
-        groupOf += groups.getOrAdd(key)
+        if (n == codes.length) {
+          codes = java.util.Arrays.copyOf(codes, 2 * n)
+          groupOf = java.util.Arrays.copyOf(groupOf, 2 * n)
+        }
+        codes(n) = asOf.code
+        groupOf(n) = groups.getOrAdd(key)
+        n += 1
         packed += (row match {
           case unsafe: UnsafeRow => unsafe
           case other => toUnsafe(other)
@@ -96,9 +114,9 @@ object AsOfIndex {
       }
     }
     groups.seal()
-    val unsorted = codes.result()
-    budget.allocate(24L * unsorted.length)
-    val (order, starts) = GroupedOrder(unsorted, groupOf.result(), groups.size)
+    val unsorted = java.util.Arrays.copyOf(codes, n)
+    budget.allocate(24L * n)
+    val (order, starts) = GroupedOrder(unsorted, java.util.Arrays.copyOf(groupOf, n), groups.size)
     new AsOfIndex(
       groups,
       starts,

@@ -7,23 +7,53 @@ import org.apache.spark.sql.types.DataType
 import rangejoin.execution.blocks.HeapBudget
 
 /**
- * One input of a keyed point-in-interval join, indexed for lookups by key and point: an
- * [[AsOfIndex]] on the intervals' lower bounds (each key group in ascending order of lower bound)
- * and, per position, the largest upper bound of its group up to it (`reach`).
+ * One bound of an interval, read from a row as the inclusive code of the points it admits: a
+ * lower bound `l` admits points from `l` on (from `l + 1` when `strict`), an upper bound `u`
+ * points up to `u` (up to `u - 1` when `strict`). A NULL bound admits every point when it is an
+ * `open` end, and none otherwise. [[of]] is false when the bound admits no point.
  *
- * The intervals of a group that may contain a point `p` are among those whose lower bound is at
- * most `p`, the prefix `[start(g), candidatesEnd(g, p))` of the group. Walking that prefix
- * backwards, the walk can stop at the first position whose `reach` is below `p`: `reach` does not
- * decrease along a group, so no interval at or before it ends at `p` or later. Where the
- * intervals of a key do not overlap (the versions of a type-2 dimension), the walk meets the one
- * interval that holds `p` and stops at the next: O(log n) per point. Overlapping intervals walk
- * further, but never past the intervals that start at or before the point, which a hash join on
- * the key compares with every point.
- *
- * Rows whose key or lower bound is NULL are left out (they meet no point); a NULL upper bound
- * reaches nothing. An open end's bound is never NULL ([[rangejoin.condition.NullAsBoundKey]]).
+ * @param value the bound's column, bound to the row's columns
  */
-final class IntervalIndex private (val byLower: AsOfIndex, reach: Array[Long]) {
+final class IntervalBound(value: AsOfValue, isLower: Boolean, strict: Boolean, open: Boolean)
+    extends RowCode {
+  private var inclusive = 0L
+
+  override def of(row: InternalRow): Boolean =
+    if (!value.of(row)) {
+      inclusive = if (isLower) Long.MinValue else Long.MaxValue
+      open
+    } else {
+      val c = value.code
+      inclusive = if (!strict) c else if (isLower) c + 1 else c - 1
+      // A strict bound at the end of the codes' range admits nothing (and would wrap).
+      !strict || c != (if (isLower) Long.MaxValue else Long.MinValue)
+    }
+
+  override def code: Long = inclusive
+}
+
+/**
+ * One input of a keyed point-in-interval join, indexed for lookups by key and point: each
+ * interval as the inclusive codes `[lower, upper]` of the points it admits ([[IntervalBound]]),
+ * an [[AsOfIndex]] on the lower codes (each key group in ascending order), and per position the
+ * upper code and the largest upper code of its group up to it (`reach`). An interval that admits
+ * no point (a NULL bound that is not an open end, or `lower > upper`) is left out, as is one with
+ * a NULL key.
+ *
+ * The intervals of a group that hold a point `p` are among those whose lower code is at most `p`,
+ * the prefix `[start(g), candidatesEnd(g, p))` of the group, and they are exactly those of them
+ * whose upper code is at least `p` ([[admits]]). Walking that prefix backwards, the walk can stop
+ * at the first position whose `reach` is below `p`: `reach` does not decrease along a group, so no
+ * interval at or before it ends at `p` or later. Where the intervals of a key do not overlap (the
+ * versions of a type-2 dimension), the walk meets the one interval that holds `p` and stops at
+ * the next: O(log n) per point. Overlapping intervals walk further, but never past the intervals
+ * that start at or before the point, which a hash join on the key compares with every point.
+ */
+final class IntervalIndex private (
+    val byLower: AsOfIndex,
+    uppers: Array[Long],
+    reach: Array[Long]
+) {
 
   def group(key: UnsafeRow): Int = byLower.group(key)
 
@@ -31,7 +61,7 @@ final class IntervalIndex private (val byLower: AsOfIndex, reach: Array[Long]) {
 
   def start(group: Int): Int = byLower.start(group)
 
-  /** One past the last position of `group` whose lower bound is at most `point`. */
+  /** One past the last position of `group` whose lower code is at most `point`. */
   def candidatesEnd(group: Int, point: Long): Int = {
     val codes = byLower.codes
     var lo = byLower.start(group)
@@ -46,29 +76,38 @@ final class IntervalIndex private (val byLower: AsOfIndex, reach: Array[Long]) {
   /** Whether an interval at or before `position` in its group may end at `point` or later. */
   def reaches(position: Int, point: Long): Boolean = reach(position) >= point
 
+  /** Whether the interval at `position`, a candidate for `point`, holds it. */
+  def admits(position: Int, point: Long): Boolean = uppers(position) >= point
+
   def row(position: Int, reuse: UnsafeRow): UnsafeRow = byLower.rows.row(position, reuse)
 
-  def sizeInBytes: Long = byLower.rows.sizeInBytes + 16L * reach.length
+  def sizeInBytes: Long = byLower.rows.sizeInBytes + 24L * reach.length
 }
 
 object IntervalIndex {
 
   /**
    * Indexes `rows` in O(n) after hashing the keys ([[AsOfIndex.build]]), then one pass for the
-   * running maximum of the upper bounds.
+   * upper codes and their running maximum.
    */
   def build(
       rows: Iterator[InternalRow],
       keyOf: UnsafeProjection,
       keyTypes: Seq[DataType],
-      lower: AsOfValue,
-      upper: AsOfValue,
+      lower: IntervalBound,
+      upper: IntervalBound,
       types: Seq[DataType],
       budget: HeapBudget
   ): IntervalIndex = {
-    val byLower = AsOfIndex.build(rows, keyOf, keyTypes, lower, types, budget)
+    val nonEmpty = new RowCode {
+      def of(row: InternalRow): Boolean =
+        lower.of(row) && upper.of(row) && lower.code <= upper.code
+      def code: Long = lower.code
+    }
+    val byLower = AsOfIndex.build(rows, keyOf, keyTypes, nonEmpty, types, budget)
     val n = byLower.codes.length
-    budget.allocate(8L * n)
+    budget.allocate(16L * n)
+    val uppers = new Array[Long](n)
     val reach = new Array[Long](n)
     val row = new UnsafeRow(types.size)
     var g = 0
@@ -76,12 +115,14 @@ object IntervalIndex {
       var running = Long.MinValue
       var i = byLower.start(g)
       while (i < byLower.end(g)) {
-        if (upper.of(byLower.rows.row(i, row))) running = math.max(running, upper.code)
+        upper.of(byLower.rows.row(i, row)) // true: the interval was kept
+        uppers(i) = upper.code
+        running = math.max(running, upper.code)
         reach(i) = running
         i += 1
       }
       g += 1
     }
-    new IntervalIndex(byLower, reach)
+    new IntervalIndex(byLower, uppers, reach)
   }
 }

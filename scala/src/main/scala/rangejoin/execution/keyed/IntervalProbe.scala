@@ -28,14 +28,15 @@ trait IntervalOutput {
  * Streams one input of a keyed point-in-interval join through an [[IntervalIndex]] of the other,
  * in the index's order ([[ProbeBatches]]): each row's key finds its group, a binary search the
  * intervals that start at or before its point, and a walk back over them ([[IntervalIndex]] says
- * where it stops) the candidates, each kept if `condition` (the join's whole condition) holds. A
- * row's matches come out in descending order of lower bound.
+ * where it stops) the candidates, each kept if it holds the point and `residual` holds. A row's
+ * matches come out in descending order of lower bound.
  *
  * @param keyOf the streamed rows' equality keys
  * @param point the streamed rows' point; a NULL point meets no interval
  * @param types the streamed rows' column types
- * @param condition whether a streamed row and an indexed row join
- * @param walked counts the candidates the condition was evaluated on
+ * @param residual whether a streamed row and an indexed row that holds its point join, when
+ *   the join's condition has more than the keys and the interval
+ * @param walked counts the candidates walked
  */
 final class IntervalProbe(
     index: IntervalIndex,
@@ -43,7 +44,7 @@ final class IntervalProbe(
     point: AsOfValue,
     types: Seq[DataType],
     numIndexedFields: Int,
-    condition: (InternalRow, InternalRow) => Boolean,
+    residual: Option[(InternalRow, InternalRow) => Boolean],
     emit: StreamEmit,
     output: IntervalOutput,
     walked: SQLMetric,
@@ -60,14 +61,16 @@ final class IntervalProbe(
       private var position = -1 // the next candidate; below `stop` when the walk is over
       private var stop = 0
       private var matched = false
+      private val rest = residual.getOrElse((_: InternalRow, _: InternalRow) => true)
 
       /** Takes one step: a candidate, the end of a row, or the next row; false when done. */
       protected def step(): Boolean = {
         if (position >= stop && index.reaches(position, code)) {
           walked += 1
           index.row(position, candidate)
+          val holds = index.admits(position, code) && rest(row, candidate)
           position -= 1
-          if (condition(row, candidate)) {
+          if (holds) {
             matched = true
             if (emit.pairs) pending = output.pair(row, candidate)
             else position = stop - 1 // one match decides a semi, anti or existence join
