@@ -69,42 +69,53 @@ object PointInInterval {
       Seq(true, false).flatMap(reading(inequalities, openEnds, _)).headOption
     }
 
+  /**
+   * One of the two inequalities as seen from the point: `point < bound` or `point <= bound` when
+   * `isUpper`, else `bound < point` or `bound <= point`; `strictness` is None for an open end's
+   * candidate that no residual conjunct stands for.
+   */
+  private case class AsSeen(
+      point: Expression,
+      bound: Expression,
+      isUpper: Boolean,
+      strictness: Option[Strictness]
+  )
+
+  /** Whether a bound is strict, and the residual conjunct it stands for if an open end's. */
+  private case class Strictness(strict: Boolean, conjunct: Option[Expression])
+
   private def reading(
       ineqs: Seq[Inequality],
       openEnds: Seq[(Expression, (Inequality, Boolean))],
       pointIsLeft: Boolean
   ): Option[PointInInterval] = {
-    // Each inequality as `point op bound` (the op as seen from the point), its strictness and
-    // the residual conjunct it stands for, if an open end's.
-    val asSeen = ineqs.map { i =>
-      val (p, op, bound) =
+    val seen = ineqs.map { i =>
+      val (point, op, bound) =
         if (pointIsLeft) (i.left, i.op, i.right) else (i.right, i.op.flip, i.left)
-      val source =
-        if (OpenEnds.isCandidate(i)) openEnds.find(_._2._1 == i).map(o => (o._2._2, Some(o._1)))
-        else Some((op.strict, None))
-      (p, op, bound, source)
+      val strictness =
+        if (!OpenEnds.isCandidate(i)) Some(Strictness(op.strict, None))
+        else openEnds.collectFirst { case (c, (`i`, strict)) => Strictness(strict, Some(c)) }
+      AsSeen(point, bound, op.leftSmaller, strictness)
     }
-    val points = asSeen.map(s => column(s._1))
-    val (uppers, lowers) = asSeen.partition(_._2.leftSmaller)
-    points match {
+    val (uppers, lowers) = seen.partition(_.isUpper)
+    seen.map(s => column(s.point)) match {
       case Seq(Some(p), Some(q)) if p.semanticEquals(q) && uppers.size == 1 && lowers.size == 1 =>
         val (lower, upper) = (lowers.head, uppers.head)
-        val bounds = Seq(lower._3, upper._3)
-        val columns = bounds.map(column)
+        val bounds = Seq(lower.bound, upper.bound)
         val sameType = (p +: bounds).forall(_.dataType == p.dataType)
         val onePlain = bounds.exists(!_.isInstanceOf[NullAsBoundKey])
-        (lower._4, upper._4) match {
-          case (Some((lowerStrict, lowerEnd)), Some((upperStrict, upperEnd)))
-              if columns.forall(_.isDefined) && sameType && onePlain && codable(p.dataType) =>
-            val decided = lowerEnd.toSeq ++ upperEnd
+        (lower.strictness, upper.strictness) match {
+          case (Some(l), Some(u))
+              if bounds.forall(column(_).isDefined) && sameType && onePlain &&
+                codable(p.dataType) =>
             Some(PointInInterval(
               pointIsLeft,
               p,
-              bounds(0),
-              bounds(1),
-              lowerStrict,
-              upperStrict,
-              decided
+              lower.bound,
+              upper.bound,
+              l.strict,
+              u.strict,
+              l.conjunct.toSeq ++ u.conjunct
             ))
           case _ => None
         }

@@ -193,7 +193,8 @@ object RangeJoinConf extends Logging {
       "upper, or one bound), grouped by one input's columns or not at all, as CountMatchesExec: " +
       "the rows of one input counted per row of the other from sorted keys, without forming " +
       "the pairs. One input must be estimated within spark.sql.autoBroadcastJoinThreshold; it " +
-      "is indexed.",
+      "is indexed. A join that spark.rangejoin.minCandidatePairs or " +
+      "spark.rangejoin.minSmallSideRows leaves to Spark is not rewritten either.",
     default = true
   )
 

@@ -58,7 +58,9 @@ final case class CountMatches(
  * ([[rangejoin.condition.PointInRange]]), on a type with 64-bit codes, and one input must be
  * estimated within `spark.sql.autoBroadcastJoinThreshold`, to be indexed; of the ways that
  * qualify, the one that indexes the smallest input is taken. The date spine (`GROUP BY day` of
- * days in periods), events per window and the count of a band join then cost about a sort.
+ * days in periods), events per window and the count of a band join then cost about a sort. A
+ * join small enough for Spark to win (`spark.rangejoin.minCandidatePairs`,
+ * `spark.rangejoin.minSmallSideRows`: rung 3 of the ladder) is not rewritten.
  *
  * A rule of Spark's optimizer, run once after the operator optimizations
  * (`injectPreCBORule`), when `spark.rangejoin.enabled` and
@@ -100,6 +102,7 @@ final case class PairFreeAggregates(session: SparkSession) extends Rule[LogicalP
           }.references)
       )
       choice <- choose(j, projected.filterNot(_.isInstanceOf[Attribute]), read)
+      if !smallForSpark(j)
     } yield {
       val matches = AttributeReference("matches", LongType, nullable = false)()
       val summed = Coalesce(Seq(Sum(matches).toAggregateExpression(), Literal(0L)))
@@ -109,6 +112,16 @@ final case class PairFreeAggregates(session: SparkSession) extends Rule[LogicalP
       logDebug(s"count of a join's pairs answered without the pairs: $choice")
       a.copy(aggregateExpressions = aggregates, child = choice.node(matches))
     }
+  }
+
+  /**
+   * Whether the join is one the decision ladder leaves to Spark as small (rung 3): counting its
+   * few pairs costs Spark no more than the index costs the plugin, so both are left to Spark.
+   */
+  private def smallForSpark(j: Join): Boolean = {
+    val small = SmallJoins.leftToSpark(j, Nil, session.sessionState.conf)
+    small.foreach(reason => logDebug(s"count of a join's pairs left to the join: $reason"))
+    small.isDefined
   }
 
   import PairFreeAggregates.Choice

@@ -122,7 +122,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
         Declines.noInequality(conjuncts.residuals, join.left.outputSet, join.right.outputSet)
       )
       _ <- broadcastHintDecline(join, conjuncts.equalities).toLeft(())
-      _ <- fewCandidatePairs(join, conjuncts.equalities, conf).toLeft(())
+      _ <- SmallJoins.leftToSpark(join, conjuncts.equalities, conf).toLeft(())
       planned <-
         if (conjuncts.equalities.isEmpty) chooseOperator(join, conjuncts, conf)
         else chooseKeyedOperator(join, conjuncts, conf)
@@ -165,32 +165,6 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
           "range join cannot build"
       }
   }
-
-  /**
-   * Rung 3: a join small enough for Spark to win. Without equality keys, a join of any type with
-   * few candidate pairs or a tiny input (Spark's broadcast nested loop join then compares each
-   * row with a few rows); with them, a join of any type whose key groups Spark's statistics show
-   * to be small (its hash and sort-merge joins).
-   */
-  private def fewCandidatePairs(join: Join, eqs: Seq[Equality], conf: SQLConf)
-      : Option[String] =
-    if (eqs.isEmpty) {
-      val rows = Seq(SizeEstimates.rows(join.left), SizeEstimates.rows(join.right))
-      val pairsLimit = RangeJoinConf.MinCandidatePairs
-      val smallLimit = RangeJoinConf.MinSmallSideRows
-      if (rows.product <= BigInt(pairsLimit.get(conf))) {
-        Some(s"about ${rows.product} candidate pairs, at most ${pairsLimit.key}")
-      } else {
-        if (rows.min > BigInt(smallLimit.get(conf))) None
-        else Some(s"an input of about ${rows.min} rows, at most ${smallLimit.key}")
-      }
-    } else {
-      val limit = RangeJoinConf.KeyedMinCandidatePairs
-      SizeEstimates.keyedCandidatePairs(join, eqs).filter(_ <= BigInt(limit.get(conf))).map {
-        pairs =>
-          s"about $pairs candidate pairs sharing a key, at most ${limit.key}"
-      }
-    }
 
   private def supported(joinType: JoinType): Boolean = joinType match {
     case _: InnerLike | LeftOuter | RightOuter | FullOuter | LeftSemi | LeftAnti => true
