@@ -157,7 +157,7 @@ class AsOfJoinSuite extends RangeJoinTestBase {
     assert(rows > 2000, rows)
   }
 
-  test("whole-stage codegen off and interpreted expressions give the same answers") {
+  test("whole-stage codegen off and interpreted expressions give the same answers", EveryLine) {
     withConf(
       SQLConf.WHOLESTAGE_CODEGEN_ENABLED.key -> "false",
       SQLConf.CODEGEN_FACTORY_MODE.key -> "NO_CODEGEN"
@@ -203,7 +203,10 @@ class AsOfJoinSuite extends RangeJoinTestBase {
     }
   }
 
-  test("the analyzer rule passes Spark's test-mode check: it transforms no analyzed subtree") {
+  test(
+    "the analyzer rule passes Spark's test-mode check: it transforms no analyzed subtree",
+    EveryLine
+  ) {
     // With spark.testing set, Spark fails an analyzer rule that transforms a plan outside
     // resolveOperators* ("This method should not be called in the analyzer"), as in Spark's
     // own test suites run with the plugin installed.
@@ -229,7 +232,7 @@ class AsOfJoinSuite extends RangeJoinTestBase {
       }
   }
 
-  test("a plan executed outside a SQL execution runs: metrics are taken on the driver") {
+  test("a plan executed outside a SQL execution runs: metrics are taken on the driver", EveryLine) {
     // Executing the physical plan directly (as Spark's own tests do through df.rdd) starts the
     // job without a SQL execution: nothing on the driver made the node's metrics before the
     // tasks ran, and a task's copy of the node has no session to make them from.
@@ -279,7 +282,7 @@ class AsOfJoinSuite extends RangeJoinTestBase {
     }
   }
 
-  test("left inputs of several probe batches answer as Spark's rewrite") {
+  test("left inputs of several probe batches answer as Spark's rewrite", EveryLine) {
     // One task reads them all, so that it fills a batch and starts another.
     val n = ProbeBatches.BatchRows + 4000
     def run() = {
@@ -314,7 +317,10 @@ class AsOfJoinSuite extends RangeJoinTestBase {
       case Array(major, minor) => major > 4 || (major == 4 && minor >= 3)
     }
 
-  test("SQL ASOF JOIN ... MATCH_CONDITION runs as AsOfJoinExec with the answer of Spark's own") {
+  test(
+    "SQL ASOF JOIN ... MATCH_CONDITION runs as AsOfJoinExec with the answer of Spark's own",
+    EveryLine
+  ) {
     assume(sqlAsOfJoins, s"Spark ${spark.version} has no SQL ASOF JOIN")
     // Spark plans the SQL form with its sort-merge as-of join when the plugin is off.
     val rnd = new Random(20261126)
@@ -357,7 +363,7 @@ class AsOfJoinSuite extends RangeJoinTestBase {
     assert(rows > 1500, rows)
   }
 
-  test("EXPLAIN names the operator, its direction and how the right input arrives") {
+  test("EXPLAIN names the operator, its direction and how the right input arrives", EveryLine) {
     val query = Query(
       "timestamp",
       9,

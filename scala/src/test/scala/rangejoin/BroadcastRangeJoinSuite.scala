@@ -75,9 +75,9 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
     withJoin
   }
 
-  // 100 seeds for each codegen setting; `make fuzz` sets more (RANGEJOIN_FUZZ_QUERIES, split
+  // 60 seeds for each codegen setting; `make fuzz` sets more (RANGEJOIN_FUZZ_QUERIES, split
   // between the two) and another first seed (RANGEJOIN_FUZZ_FIRST_SEED).
-  private val queries = sys.env.get("RANGEJOIN_FUZZ_QUERIES").map(_.toInt / 2).getOrElse(100)
+  private val queries = sys.env.get("RANGEJOIN_FUZZ_QUERIES").map(_.toInt / 2).getOrElse(60)
   private val firstSeed =
     sys.env.get("RANGEJOIN_FUZZ_FIRST_SEED").map(_.toLong + 4000).getOrElse(5000L)
 
@@ -123,7 +123,10 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
     }
   }
 
-  test("points in ranges, every join type it runs, with the broadcast input as Spark would pick") {
+  test(
+    "points in ranges, every join type it runs, with the broadcast input as Spark would pick",
+    EveryLine
+  ) {
     setUp()
     val on = "p.v >= r.lo AND p.v < r.hi"
     val queries = Seq(
@@ -208,7 +211,10 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
     ).toDF("rid", "lo", "hi").createOrReplaceTempView("dranges")
   }
 
-  test("generated probe: every join type, residuals, NULL keys, NaN and -0.0, consumers above") {
+  test(
+    "generated probe: every join type, residuals, NULL keys, NaN and -0.0, consumers above",
+    EveryLine
+  ) {
     setUp()
     setUpDoubles()
     val on = "p.v >= r.lo AND p.v < r.hi"
@@ -300,7 +306,10 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
     )
   }
 
-  test("EXPLAIN names the index and the broadcast input; a large input is not broadcast") {
+  test(
+    "EXPLAIN names the index and the broadcast input; a large input is not broadcast",
+    EveryLine
+  ) {
     setUp()
     val q = "SELECT p.id, r.rid FROM points p LEFT JOIN ranges r ON p.v >= r.lo AND p.v < r.hi"
     broadcastOn {
@@ -327,7 +336,10 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
     }
   }
 
-  test("a BROADCAST hint picks the input to broadcast; one the join cannot build goes to Spark") {
+  test(
+    "a BROADCAST hint picks the input to broadcast; one the join cannot build goes to Spark",
+    EveryLine
+  ) {
     setUp()
     val on = "p.v >= r.lo AND p.v < r.hi"
     broadcastOn {
@@ -368,7 +380,10 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
     )
   }
 
-  test("a cached build input is broadcast once for repeated queries; new data is never reused") {
+  test(
+    "a cached build input is broadcast once for repeated queries; new data is never reused",
+    EveryLine
+  ) {
     setUp()
     val dir = java.nio.file.Files.createTempDirectory("rangejoin-cached").toString
     def writeRanges(width: Int) = spark

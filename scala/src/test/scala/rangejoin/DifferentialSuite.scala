@@ -17,7 +17,7 @@ import rangejoin.execution.BlockRangeJoinExec
  */
 class DifferentialSuite extends RangeJoinTestBase {
 
-  private val queries = sys.env.get("RANGEJOIN_FUZZ_QUERIES").map(_.toInt).getOrElse(300)
+  private val queries = sys.env.get("RANGEJOIN_FUZZ_QUERIES").map(_.toInt).getOrElse(200)
   private val firstSeed = sys.env.get("RANGEJOIN_FUZZ_FIRST_SEED").map(_.toLong).getOrElse(1L)
 
   private final case class Mode(ansi: Boolean, codegen: Boolean) {
@@ -58,7 +58,7 @@ class DifferentialSuite extends RangeJoinTestBase {
       }
     }
 
-  test(s"$queries random range-join queries match vanilla Spark") {
+  test(s"$queries random range-join queries match vanilla Spark", EveryLine) {
     val counts = scala.collection.mutable.Map.empty[String, Int].withDefaultValue(0)
     val perMode = scala.collection.mutable.Map.empty[Mode, (Int, Long)].withDefaultValue((0, 0L))
     var withRows = 0
@@ -105,7 +105,7 @@ class DifferentialSuite extends RangeJoinTestBase {
   )
 
   for ((seed, bug) <- regressionSeeds) {
-    test(s"regression seed $seed: $bug") {
+    test(s"regression seed $seed: $bug", EveryLine) {
       assert(check(seed)._2 > 0)
     }
   }

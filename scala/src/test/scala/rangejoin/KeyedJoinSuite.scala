@@ -36,7 +36,7 @@ class KeyedJoinSuite extends RangeJoinTestBase {
   private def eachShape(condition: String, operator: String): Int =
     joinShapes.map(shape => checkOperator(shape(condition), Some(operator))).sum
 
-  test("a time window per key plans SlidingWindowJoinExec, every join type") {
+  test("a time window per key plans SlidingWindowJoinExec, every join type", EveryLine) {
     events("l", 300, 5, 1)
     events("r", 250, 5, 2)
     val rows = eachShape(
@@ -167,7 +167,10 @@ class KeyedJoinSuite extends RangeJoinTestBase {
     }
   }
 
-  test("a keyed interval's strict and open bounds hold at the ends of the type's range") {
+  test(
+    "a keyed interval's strict and open bounds hold at the ends of the type's range",
+    EveryLine
+  ) {
     // Bounds and points at and next to each end of the range, where a strict bound's inclusive
     // code (`s + 1`, `e - 1`) would wrap, and a strict open end must still admit the largest
     // point. Every pair of bounds, one key.
@@ -217,7 +220,7 @@ class KeyedJoinSuite extends RangeJoinTestBase {
     }
   }
 
-  test("interval overlap per key plans KeyGroupIEJoinExec, every join type") {
+  test("interval overlap per key plans KeyGroupIEJoinExec, every join type", EveryLine) {
     events("l", 300, 3, 5)
     events("r", 280, 3, 6)
     eachShape("l.k = r.k AND l.s <= r.e AND l.e >= r.s", "KeyGroupIEJoin")

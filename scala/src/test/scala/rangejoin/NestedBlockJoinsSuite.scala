@@ -24,7 +24,7 @@ class NestedBlockJoinsSuite extends RangeJoinTestBase {
       .createOrReplaceTempView("events0")
   }
 
-  test("a string range join under a correlated NOT EXISTS on another range join") {
+  test("a string range join under a correlated NOT EXISTS on another range join", EveryLine) {
     tables()
     eachPartitioning {
       val (rows, _) = checkOperatorsPlan(
@@ -37,7 +37,7 @@ class NestedBlockJoinsSuite extends RangeJoinTestBase {
     }
   }
 
-  test("two block joins stacked, every join type of the outer one") {
+  test("two block joins stacked, every join type of the outer one", EveryLine) {
     tables()
     for (shape <- Seq("JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN")) eachPartitioning {
       checkOperatorsPlan(

@@ -18,8 +18,8 @@ import rangejoin.execution.CountMatchesExec
  */
 class PairFreeAggregatesSuite extends RangeJoinTestBase {
 
-  /** Random queries: 160, or `RANGEJOIN_FUZZ_QUERIES` (`make fuzz`, `make test-quick`). */
-  private val queries = sys.env.get("RANGEJOIN_FUZZ_QUERIES").map(_.toInt).getOrElse(160)
+  /** Random queries: 100, or `RANGEJOIN_FUZZ_QUERIES` (`make fuzz`, `make test-quick`). */
+  private val queries = sys.env.get("RANGEJOIN_FUZZ_QUERIES").map(_.toInt).getOrElse(100)
   private val firstSeed = sys.env.get("RANGEJOIN_FUZZ_FIRST_SEED").map(_.toLong).getOrElse(1L)
 
   private val types = Seq(
@@ -99,7 +99,7 @@ class PairFreeAggregatesSuite extends RangeJoinTestBase {
     (planned.head, checkSameAnswer(query))
   }
 
-  test(s"$queries random counts of every type, bound and grouping match vanilla Spark") {
+  test(s"$queries random counts of every type, bound and grouping match vanilla Spark", EveryLine) {
     val ways = scala.collection.mutable.Map.empty[(Boolean, Boolean), Int].withDefaultValue(0)
     var withMatches = 0
     var folded = 0
@@ -145,7 +145,7 @@ class PairFreeAggregatesSuite extends RangeJoinTestBase {
     assert(checkCounted(s"SELECT count(*) FROM l JOIN r ON $band")._1.indexedName == "counted")
   }
 
-  test("empty inputs, and inputs whose keys are all NULL, count 0 and group nothing") {
+  test("empty inputs, and inputs whose keys are all NULL, count 0 and group nothing", EveryLine) {
     spark.range(0, 20).selectExpr("id", "id AS a").createOrReplaceTempView("l")
     spark.range(0, 20).selectExpr("id", "IF(id < 100, NULL, id) AS lo", "id AS hi")
       .createOrReplaceTempView("r")
@@ -165,7 +165,7 @@ class PairFreeAggregatesSuite extends RangeJoinTestBase {
     }
   }
 
-  test("what it does not answer is left to the join, with the same answer") {
+  test("what it does not answer is left to the join, with the same answer", EveryLine) {
     spark.range(0, 50).selectExpr("id", "id % 17 AS a", "id % 5 AS b").createOrReplaceTempView("l")
     spark.range(0, 30).selectExpr("id", "id % 13 AS lo", "id % 13 + id % 4 AS hi")
       .createOrReplaceTempView("r")
@@ -218,7 +218,7 @@ class PairFreeAggregatesSuite extends RangeJoinTestBase {
     assert(spark.sql(count).head().getLong(0) == 4950L)
   }
 
-  test("EXPLAIN names the operator, the condition and the input it indexes") {
+  test("EXPLAIN names the operator, the condition and the input it indexes", EveryLine) {
     spark.range(0, 365).selectExpr("id AS day").createOrReplaceTempView("l")
     spark.range(0, 1000).selectExpr("id % 300 AS lo", "id % 300 + 30 AS hi")
       .createOrReplaceTempView("r")

@@ -72,7 +72,7 @@ class StreamingSuite extends RangeJoinTestBase {
   private def rangeJoin(static: DataFrame, condition: String, how: String)(stream: DataFrame) =
     stream.join(static, org.apache.spark.sql.functions.expr(condition), how)
 
-  test("stream-static joins with a small static side broadcast it as a sorted index") {
+  test("stream-static joins with a small static side broadcast it as a sorted index", EveryLine) {
     withConf(RangeJoinConf.BroadcastEnabled.key -> "true") {
       for (how <- Seq("inner", "left_outer")) {
         checkStreamStatic(rangeJoin(ranges(600), "v >= lo AND v < hi", how), "BroadcastRangeJoin")
@@ -80,7 +80,10 @@ class StreamingSuite extends RangeJoinTestBase {
     }
   }
 
-  test("a cached static side is broadcast and indexed once, then reused by every micro-batch") {
+  test(
+    "a cached static side is broadcast and indexed once, then reused by every micro-batch",
+    EveryLine
+  ) {
 
     /** The indexes each micro-batch built (every batch has rows, so each one runs). */
     def indexBuilds(static: DataFrame): Seq[Long] = {
@@ -113,7 +116,10 @@ class StreamingSuite extends RangeJoinTestBase {
     }
   }
 
-  test("stream-static joins with a large static side run as IEJoin in each micro-batch") {
+  test(
+    "stream-static joins with a large static side run as IEJoin in each micro-batch",
+    EveryLine
+  ) {
     withConf("spark.sql.autoBroadcastJoinThreshold" -> "-1") {
       for (how <- Seq("inner", "left_outer")) {
         checkStreamStatic(rangeJoin(ranges(600), "v >= lo AND v < hi", how), "IEJoin")
@@ -141,7 +147,10 @@ class StreamingSuite extends RangeJoinTestBase {
     } finally query.stop()
   }
 
-  test("a file source read once per micro-batch: answers and input rows as without the plugin") {
+  test(
+    "a file source read once per micro-batch: answers and input rows as without the plugin",
+    EveryLine
+  ) {
     val dir = java.nio.file.Files.createTempDirectory("rangejoin-stream").toString
     val values = spark.range(0, 3000).selectExpr("(id * 7919) % 5200 AS v")
     values.repartition(3).write.mode("overwrite").parquet(dir)
@@ -161,7 +170,7 @@ class StreamingSuite extends RangeJoinTestBase {
     }
   }
 
-  test("the rate source read once per micro-batch: input rows as without the plugin") {
+  test("the rate source read once per micro-batch: input rows as without the plugin", EveryLine) {
     def stream = spark.readStream
       .format("rate-micro-batch")
       .option("rowsPerBatch", "2000")
