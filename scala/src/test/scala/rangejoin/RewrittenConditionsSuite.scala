@@ -45,7 +45,7 @@ class RewrittenConditionsSuite extends RangeJoinTestBase {
     (for {
       seed <- Seq(1L)
       (shape, s) <- shapes.zipWithIndex
-      mode <- Seq(modes(s % 4), modes((s + 2) % 4))
+      mode <- Seq(modes(s % modes.size), modes((s + modes.size / 2) % modes.size))
     } yield withConf(mode: _*) {
       tables(dt, seed * 31)
       val ansi = spark.sessionState.conf.ansiEnabled
