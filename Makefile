@@ -201,14 +201,16 @@ test-python: build dist publish-local
 	$(PY) -m pytest -q tests/package
 	$(PY) -m pytest -q tests/integration
 
-## fuzz: the differential harness with many more random queries (FUZZ_QUERIES, FUZZ_FIRST_SEED), on
-## the block joins and on the broadcast range join.
+## fuzz: the differential suites with many more random queries (FUZZ_QUERIES, FUZZ_FIRST_SEED): the
+## harness's block and keyed joins, the broadcast range join, the pair-free counts, and the as-of
+## join (a tenth of the count: each of its queries costs more).
 FUZZ_QUERIES    ?= 3000
 FUZZ_FIRST_SEED ?= 1000
+FUZZ_SUITES     := rangejoin.DifferentialSuite rangejoin.BroadcastRangeJoinSuite \
+  rangejoin.PairFreeAggregatesSuite rangejoin.AsOfJoinSuite
 fuzz: $(SBT_LAUNCHER) build
 	RANGEJOIN_FUZZ_QUERIES=$(FUZZ_QUERIES) RANGEJOIN_FUZZ_FIRST_SEED=$(FUZZ_FIRST_SEED) \
-	  $(SBT) "testOnly rangejoin.DifferentialSuite rangejoin.BroadcastRangeJoinSuite \
-	  rangejoin.PairFreeAggregatesSuite"
+	  $(SBT) "testOnly $(FUZZ_SUITES)"
 
 ## Every bench target writes its page of the documentation, docs/benchmarks/<name>.md, whole: a
 ## header with the date, the machine, the versions, the commit and the command, then its tables.

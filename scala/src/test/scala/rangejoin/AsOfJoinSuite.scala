@@ -73,8 +73,8 @@ class AsOfJoinSuite extends RangeJoinTestBase {
     (left, right)
   }
 
-  /** One as-of join of the random tables. */
-  private final case class Query(
+  /** One as-of join of the random tables (not `final`: Scala 2.12 warns on its type tests). */
+  private case class Query(
       asOfType: String,
       seed: Long,
       direction: String,
@@ -113,16 +113,20 @@ class AsOfJoinSuite extends RangeJoinTestBase {
     }
   }
 
-  private def randomQuery(rnd: Random, seed: Long): Query = Query(
-    asOfTypes(rnd.nextInt(asOfTypes.size)),
-    seed,
-    Seq("backward", "forward", "nearest")(rnd.nextInt(3)),
-    rnd.nextBoolean(),
-    rnd.nextBoolean(),
-    Seq("inner", "left")(rnd.nextInt(2)),
-    keyed = rnd.nextInt(4) != 0,
-    residual = rnd.nextInt(3) == 0
-  )
+  /** The random query of `seed`, on the random tables of `seed`. */
+  private def randomQuery(seed: Long): Query = {
+    val rnd = new Random(seed * 0x9e3779b97f4a7c15L)
+    Query(
+      asOfTypes(rnd.nextInt(asOfTypes.size)),
+      seed,
+      Seq("backward", "forward", "nearest")(rnd.nextInt(3)),
+      rnd.nextBoolean(),
+      rnd.nextBoolean(),
+      Seq("inner", "left")(rnd.nextInt(2)),
+      keyed = rnd.nextInt(4) != 0,
+      residual = rnd.nextInt(3) == 0
+    )
+  }
 
   /** Asserts `query` runs as AsOfJoinExec (`broadcast` or not) with the vanilla answer. */
   private def check(query: Query, broadcast: Option[Boolean]): Int = {
@@ -140,21 +144,26 @@ class AsOfJoinSuite extends RangeJoinTestBase {
     actual.size
   }
 
-  test("random as-of joins answer as Spark's rewrite, broadcast and hash-partitioned") {
-    val rnd = new Random(20261124)
+  /** 48 random queries; `make fuzz` runs a tenth of its count, each query costing more. */
+  private val random = RandomQueries.fromEnv(count = 48, firstSeed = 0L, fuzzShare = 0.1)
+
+  test(
+    s"${random.count} random as-of joins answer as Spark's rewrite, broadcast and " +
+      "hash-partitioned, the seeds taking the ANSI and codegen modes in turn"
+  ) {
     var rows = 0
-    for (seed <- 0L until 48) {
-      val query = randomQuery(rnd, seed)
+    for (seed <- random.seeds) {
+      val query = randomQuery(seed)
       val shuffled = seed % 2 == 1 && query.keyed
       val threshold = if (shuffled) "-1" else "10485760"
-      withConf(
-        SQLConf.AUTO_BROADCASTJOIN_THRESHOLD.key -> threshold,
-        SQLConf.ANSI_ENABLED.key -> (seed % 3 != 0).toString
-      ) {
-        rows += check(query, Some(!shuffled))
+      val mode = SessionMode.of(seed)
+      withConf(mode.confs :+ (SQLConf.AUTO_BROADCASTJOIN_THRESHOLD.key -> threshold): _*) {
+        withClue(s"seed $seed ($mode): ") {
+          rows += check(query, Some(!shuffled))
+        }
       }
     }
-    assert(rows > 2000, rows)
+    assert(rows > 30 * random.count, rows)
   }
 
   test("whole-stage codegen off and interpreted expressions give the same answers", EveryLine) {
@@ -162,8 +171,7 @@ class AsOfJoinSuite extends RangeJoinTestBase {
       SQLConf.WHOLESTAGE_CODEGEN_ENABLED.key -> "false",
       SQLConf.CODEGEN_FACTORY_MODE.key -> "NO_CODEGEN"
     ) {
-      val rnd = new Random(7)
-      for (seed <- 100L until 108) check(randomQuery(rnd, seed), Some(true))
+      for (seed <- 100L until 108) check(randomQuery(seed), Some(true))
     }
   }
 
@@ -312,10 +320,10 @@ class AsOfJoinSuite extends RangeJoinTestBase {
   }
 
   /** Whether this Spark has SQL's `ASOF JOIN ... MATCH_CONDITION` (4.3 on). */
-  private def sqlAsOfJoins: Boolean =
-    spark.version.split('.').take(2).map(_.toInt) match {
-      case Array(major, minor) => major > 4 || (major == 4 && minor >= 3)
-    }
+  private def sqlAsOfJoins: Boolean = {
+    val version = spark.version.split('.').take(2).map(_.toInt)
+    version(0) > 4 || (version(0) == 4 && version(1) >= 3)
+  }
 
   test(
     "SQL ASOF JOIN ... MATCH_CONDITION runs as AsOfJoinExec with the answer of Spark's own",

@@ -75,18 +75,16 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
     withJoin
   }
 
-  // 60 seeds for each codegen setting; `make fuzz` sets more (RANGEJOIN_FUZZ_QUERIES, split
-  // between the two) and another first seed (RANGEJOIN_FUZZ_FIRST_SEED).
-  private val queries = sys.env.get("RANGEJOIN_FUZZ_QUERIES").map(_.toInt / 2).getOrElse(60)
-  private val firstSeed =
-    sys.env.get("RANGEJOIN_FUZZ_FIRST_SEED").map(_.toLong + 4000).getOrElse(5000L)
+  // 60 seeds for each codegen setting; `make fuzz` splits its count between the two.
+  private val random =
+    RandomQueries.fromEnv(count = 60, firstSeed = 5000L, fuzzShare = 0.5, fuzzSeedOffset = 4000L)
 
   for (wholeStage <- Seq(true, false)) {
     test(s"random queries match vanilla Spark (whole-stage codegen $wholeStage, ANSI on and off)") {
       val counts = scala.collection.mutable.Map.empty[String, Int].withDefaultValue(0)
       broadcastOn {
         wholeStageCodegen(wholeStage) {
-          for (seed <- firstSeed until firstSeed + queries) {
+          for (seed <- random.seeds) {
             val ansi = seed % 2 == 0
             withConf(SQLConf.ANSI_ENABLED.key -> ansi.toString) {
               val q = DifferentialHarness.query(spark, seed)
@@ -101,7 +99,7 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
         }
       }
       info(counts.toSeq.sorted.mkString(", "))
-      assert(counts("BroadcastRangeJoin") > queries / 3) // most others have equality keys
+      assert(counts("BroadcastRangeJoin") > random.count / 3) // most others have equality keys
     }
   }
 
@@ -416,7 +414,7 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
           try {
             val first = run()
             assert(first._1 == vanilla && first._2 == 1, s"adaptive $adaptive")
-            assert(run() == (first._1, 0L), s"adaptive $adaptive: the second run reuses")
+            assert(run() == ((first._1, 0L)), s"adaptive $adaptive: the second run reuses")
             // The files change and the cache is refreshed: a new cached RDD, broadcast again.
             writeRanges(100)
             spark.catalog.refreshByPath(dir)

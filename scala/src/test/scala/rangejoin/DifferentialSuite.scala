@@ -1,7 +1,6 @@
 package rangejoin
 
 import org.apache.spark.sql.execution.SparkPlan
-import org.apache.spark.sql.internal.SQLConf
 
 import rangejoin.config.RangeJoinConf
 import rangejoin.execution.BlockRangeJoinExec
@@ -17,26 +16,8 @@ import rangejoin.execution.BlockRangeJoinExec
  */
 class DifferentialSuite extends RangeJoinTestBase {
 
-  private val queries = sys.env.get("RANGEJOIN_FUZZ_QUERIES").map(_.toInt).getOrElse(200)
-  private val firstSeed = sys.env.get("RANGEJOIN_FUZZ_FIRST_SEED").map(_.toLong).getOrElse(1L)
-
-  private final case class Mode(ansi: Boolean, codegen: Boolean) {
-    def confs: Seq[(String, String)] = Seq(
-      SQLConf.ANSI_ENABLED.key -> ansi.toString,
-      SQLConf.WHOLESTAGE_CODEGEN_ENABLED.key -> codegen.toString
-    )
-    override def toString: String =
-      s"ANSI ${if (ansi) "on" else "off"}, codegen ${if (codegen) "on" else "off"}"
-  }
-
-  private val modes = for (ansi <- Seq(true, false); codegen <- Seq(true, false))
-    yield Mode(ansi, codegen)
-
-  /**
-   * The mode of `seed`: consecutive pairs of seeds take the modes in turn, since the parity of a
-   * seed already chooses `rangePartitionMinRows`.
-   */
-  private def mode(seed: Long): Mode = modes(Math.floorMod(seed / 2, modes.size.toLong).toInt)
+  private val random = RandomQueries.fromEnv(count = 200, firstSeed = 1L)
+  private val queries = random.count
 
   /**
    * Draws the query of `seed` and checks it against vanilla Spark in the seed's mode, with a
@@ -44,9 +25,9 @@ class DifferentialSuite extends RangeJoinTestBase {
    * the query and its row count.
    */
   private def check(seed: Long): (DifferentialHarness.Query, Int, SparkPlan) =
-    withConf(mode(seed).confs: _*) {
+    withConf(SessionMode.of(seed).confs: _*) {
       val q = DifferentialHarness.query(spark, seed)
-      withClue(s"seed $seed (${mode(seed)}, ${q.dataType.simpleString}): ${q.sql}\n") {
+      withClue(s"seed $seed (${SessionMode.of(seed)}, ${q.dataType.simpleString}): ${q.sql}\n") {
         withConf(
           RangeJoinConf.BlockRows.key -> (1 + (seed % 23)).toString,
           RangeJoinConf.RangePartitionMinRows.key -> (if (seed % 2 == 0) "1" else "1000"),
@@ -60,18 +41,20 @@ class DifferentialSuite extends RangeJoinTestBase {
 
   test(s"$queries random range-join queries match vanilla Spark", EveryLine) {
     val counts = scala.collection.mutable.Map.empty[String, Int].withDefaultValue(0)
-    val perMode = scala.collection.mutable.Map.empty[Mode, (Int, Long)].withDefaultValue((0, 0L))
+    val perMode =
+      scala.collection.mutable.Map.empty[SessionMode, (Int, Long)].withDefaultValue((0, 0L))
     var withRows = 0
     var rewritten = 0
     var againstIntervals = 0
     var selfJoins = 0
     var fromFiles = 0
     var columnBatches = 0
-    for (seed <- firstSeed until firstSeed + queries) {
+    for (seed <- random.seeds) {
       val start = System.nanoTime()
       val (q, rows, plan) = check(seed)
-      val (n, nanos) = perMode(mode(seed))
-      perMode(mode(seed)) = (n + 1, nanos + System.nanoTime() - start)
+      val mode = SessionMode.of(seed)
+      val (n, nanos) = perMode(mode)
+      perMode(mode) = (n + 1, nanos + System.nanoTime() - start)
       counts(q.operator) += 1
       if (rows > 0) withRows += 1
       if (q.rewritten) rewritten += 1
@@ -88,7 +71,7 @@ class DifferentialSuite extends RangeJoinTestBase {
       s"($againstIntervals of them on dates or timestamps against intervals); " +
       s"$selfJoins self-joins on swapped keys; $fromFiles read from Parquet files, " +
       s"$columnBatches of them with a block join input cut from column batches")
-    val byMode = modes.map { m =>
+    val byMode = SessionMode.all.map { m =>
       val (n, nanos) = perMode(m)
       f"$m: $n queries (${nanos / 1e9 / n.max(1)}%.2f s each)"
     }

@@ -18,9 +18,8 @@ import rangejoin.execution.CountMatchesExec
  */
 class PairFreeAggregatesSuite extends RangeJoinTestBase {
 
-  /** Random queries: 100, or `RANGEJOIN_FUZZ_QUERIES` (`make fuzz`, `make test-quick`). */
-  private val queries = sys.env.get("RANGEJOIN_FUZZ_QUERIES").map(_.toInt).getOrElse(100)
-  private val firstSeed = sys.env.get("RANGEJOIN_FUZZ_FIRST_SEED").map(_.toLong).getOrElse(1L)
+  private val random = RandomQueries.fromEnv(count = 100, firstSeed = 1L)
+  private val queries = random.count
 
   private val types = Seq(
     IntegerType,
@@ -54,9 +53,6 @@ class PairFreeAggregatesSuite extends RangeJoinTestBase {
     c => s"SELECT l.id % 3 AS g, count(*) FROM l JOIN r ON $c GROUP BY l.id % 3",
     c => s"SELECT count(*) FROM l, r WHERE $c AND l.id % 2 = 0"
   )
-
-  private def modes = for (ansi <- Seq("true", "false"); codegen <- Seq("true", "false"))
-    yield Seq(SQLConf.ANSI_ENABLED.key -> ansi, SQLConf.WHOLESTAGE_CODEGEN_ENABLED.key -> codegen)
 
   /**
    * Spark filters out rows with a NULL key before an inner join (`isnotnull`, inferred from the
@@ -103,7 +99,7 @@ class PairFreeAggregatesSuite extends RangeJoinTestBase {
     val ways = scala.collection.mutable.Map.empty[(Boolean, Boolean), Int].withDefaultValue(0)
     var withMatches = 0
     var folded = 0
-    for (seed <- firstSeed until firstSeed + queries) {
+    for (seed <- random.seeds) {
       val rnd = new Random(seed * 0x9e3779b97f4a7c15L)
       val dataType = types(rnd.nextInt(types.size))
       for (view <- Seq("l", "r")) {
@@ -112,8 +108,8 @@ class PairFreeAggregatesSuite extends RangeJoinTestBase {
           .createOrReplaceTempView(view)
       }
       val query = shapes(rnd.nextInt(shapes.size))(conditions(rnd.nextInt(conditions.size)))
-      // Consecutive pairs of seeds take the modes in turn; odd seeds keep NULL keys.
-      val settings = modes((seed / 2 % 4).toInt) ++ Seq(nullKeysKept).filter(_ => seed % 2 == 1)
+      // Odd seeds keep NULL keys.
+      val settings = SessionMode.of(seed).confs ++ Seq(nullKeysKept).filter(_ => seed % 2 == 1)
       withConf(settings: _*) {
         withClue(s"seed $seed (${dataType.simpleString}, $settings): $query\n") {
           if (joinFolded(query)) { folded += 1; checkSameAnswer(query) }

@@ -41,7 +41,7 @@ class SortedRangeIndexSuite extends AnyFunSuite {
    * a few rows of walking.
    */
   private val probes =
-    Seq("walk" -> (0, 64), "bitsets" -> (8192, 0), "walk, then bitsets" -> (8192, 3))
+    Seq("walk" -> ((0, 64)), "bitsets" -> ((8192, 0)), "walk, then bitsets" -> ((8192, 3)))
 
   for (op1 <- ops; op2 <- ops; (probe, (bitsMaxRows, walkSteps)) <- probes) {
     test(s"two inequalities s.x $op1 b.x AND s.y $op2 b.y equal brute force ($probe)") {

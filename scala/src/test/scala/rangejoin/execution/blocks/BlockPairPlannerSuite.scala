@@ -74,11 +74,11 @@ class BlockPairPlannerSuite extends AnyFunSuite {
         ref(2, 0) -> Seq(ref(0, 1), ref(1, 0))
       )
     )
-    assert((p.joinedPairs, p.prunedPairs) == (8L, 1L))
+    assert((p.joinedPairs, p.prunedPairs) == ((8L, 1L)))
     // Nothing matches everything: every pair is pruned, and no task is left.
     val none = plan(stream, build, (_, _) => false)
     assert(none.tasks.isEmpty)
-    assert((none.joinedPairs, none.prunedPairs) == (0L, 9L))
+    assert((none.joinedPairs, none.prunedPairs) == ((0L, 9L)))
   }
 
   test("keepUnpaired keeps stream blocks without partners, with no build block") {
@@ -102,13 +102,13 @@ class BlockPairPlannerSuite extends AnyFunSuite {
       (x, y) => x.canMatch(y, Seq(InequalityOp.Le), Seq(Ordering.Int.asInstanceOf[Ordering[Any]]))
     val inner = plan(s, b, canMatch)
     assert(pairs(inner) == Seq(ref(0, 0) -> Seq(ref(0, 1))))
-    assert((inner.joinedPairs, inner.prunedPairs) == (1L, 0L))
+    assert((inner.joinedPairs, inner.prunedPairs) == ((1L, 0L)))
     val outer = plan(s, b, canMatch, keepUnpaired = true)
     assert(pairs(outer) == Seq(ref(0, 0) -> Seq(ref(0, 1)), ref(0, 1) -> Nil))
     // An empty build block is left out even when canMatch would accept it.
     val anything = plan(s.take(1).map(_.take(1)), b, (_, _) => true)
     assert(pairs(anything) == Seq(ref(0, 0) -> Seq(ref(0, 1))))
-    assert((anything.joinedPairs, anything.prunedPairs) == (1L, 0L))
+    assert((anything.joinedPairs, anything.prunedPairs) == ((1L, 0L)))
   }
 
   test("every kept stream block is in exactly one task, in partition order") {
