@@ -278,7 +278,8 @@ object RangeJoinConf extends Logging {
       "most this is left to Spark: its broadcast nested loop join compares that few pairs " +
       "faster than a range join pays its fixed cost. A number of candidate pairs. The default " +
       "is the crossover on point-in-period joins measured by make bench-defaults (see " +
-      "docs/benchmarks/defaults.md). 0 accelerates every join.",
+      "docs/benchmarks/defaults.md). 0 accelerates every join but one with an input that " +
+      "Spark estimates at under one row.",
     default = 30000000L
   )
 
@@ -288,7 +289,8 @@ object RangeJoinConf extends Logging {
       "many rows is left to Spark, however large the other input: its broadcast nested loop " +
       "join compares each row with that few rows faster than the plugin probes an index or " +
       "sorts. In rows. The default is the tiny-side crossover measured by make " +
-      "bench-defaults (see docs/benchmarks/defaults.md). 0 accelerates every join.",
+      "bench-defaults (see docs/benchmarks/defaults.md). 0 accelerates every join but one " +
+      "with an input that Spark estimates at under one row.",
     default = 100L
   )
 
@@ -300,7 +302,8 @@ object RangeJoinConf extends Logging {
       "the crossover lies on window joins is measured by make bench-defaults (see " +
       "docs/benchmarks/defaults.md). Applies only where Spark's statistics have distinct counts " +
       "for the keys (ANALYZE TABLE ... FOR COLUMNS with spark.sql.cbo.enabled). 0 accelerates " +
-      "every join with equality keys.",
+      "every join with equality keys but one with an input that Spark estimates at under one " +
+      "row.",
     default = 20000000L
   )
 
