@@ -59,7 +59,9 @@ class PlanSelectionSuite extends RangeJoinTestBase {
     setUp()
     def reason(condition: String): String = {
       val df = spark.sql(s"SELECT p.id, q.id FROM p JOIN q ON $condition")
-      val Array(line) = Declines.explain(df.queryExecution)
+      val lines = Declines.explain(df.queryExecution)
+      assert(lines.length == 1, lines.mkString("\n"))
+      val line = lines.head
       assert(line.contains("to Spark: no part of the condition compares"), line)
       line.substring(line.indexOf("by a constant: ") + "by a constant: ".length)
     }

@@ -39,7 +39,7 @@ object StableBroadcasts {
   /** One context's kept broadcasts by identity, least recently used first. */
   private final class Recent extends java.util.LinkedHashMap[AnyRef, Kept](Capacity, 0.75f, true) {
     override def removeEldestEntry(eldest: java.util.Map.Entry[AnyRef, Kept]): Boolean =
-      size() > Capacity
+      this.size() > Capacity
   }
 
   /** The kept broadcasts of each live context; guarded by itself. */
