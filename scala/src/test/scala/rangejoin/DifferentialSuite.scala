@@ -17,7 +17,6 @@ import rangejoin.execution.BlockRangeJoinExec
 class DifferentialSuite extends RangeJoinTestBase {
 
   private val random = RandomQueries.fromEnv(count = 200, firstSeed = 1L)
-  private val queries = random.count
 
   /**
    * Draws the query of `seed` and checks it against vanilla Spark in the seed's mode, with a
@@ -39,7 +38,7 @@ class DifferentialSuite extends RangeJoinTestBase {
       }
     }
 
-  test(s"$queries random range-join queries match vanilla Spark", EveryLine) {
+  test(s"${random.count} random range-join queries match vanilla Spark", EveryLine) {
     val counts = scala.collection.mutable.Map.empty[String, Int].withDefaultValue(0)
     val perMode =
       scala.collection.mutable.Map.empty[SessionMode, (Int, Long)].withDefaultValue((0, 0L))
@@ -66,7 +65,7 @@ class DifferentialSuite extends RangeJoinTestBase {
           .exists(_.contains("column batches"))
       ) columnBatches += 1
     }
-    info(s"ran $queries queries, all accelerated: ${counts.toSeq.sorted.mkString(", ")}; " +
+    info(s"ran ${random.count} queries, all accelerated: ${counts.toSeq.sorted.mkString(", ")}; " +
       s"$withRows returned rows; $rewritten written as differences, abs, datediff or open ends " +
       s"($againstIntervals of them on dates or timestamps against intervals); " +
       s"$selfJoins self-joins on swapped keys; $fromFiles read from Parquet files, " +
@@ -76,7 +75,7 @@ class DifferentialSuite extends RangeJoinTestBase {
       f"$m: $n queries (${nanos / 1e9 / n.max(1)}%.2f s each)"
     }
     info(s"queries per mode: ${byMode.mkString("; ")}")
-    assert(withRows > queries / 2)
+    assert(withRows > random.count / 2)
   }
 
   /**

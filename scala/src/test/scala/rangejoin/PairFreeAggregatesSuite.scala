@@ -19,7 +19,6 @@ import rangejoin.execution.CountMatchesExec
 class PairFreeAggregatesSuite extends RangeJoinTestBase {
 
   private val random = RandomQueries.fromEnv(count = 100, firstSeed = 1L)
-  private val queries = random.count
 
   private val types = Seq(
     IntegerType,
@@ -95,7 +94,10 @@ class PairFreeAggregatesSuite extends RangeJoinTestBase {
     (planned.head, checkSameAnswer(query))
   }
 
-  test(s"$queries random counts of every type, bound and grouping match vanilla Spark", EveryLine) {
+  test(
+    s"${random.count} random counts of every type, bound and grouping match vanilla Spark",
+    EveryLine
+  ) {
     val ways = scala.collection.mutable.Map.empty[(Boolean, Boolean), Int].withDefaultValue(0)
     var withMatches = 0
     var folded = 0
@@ -126,8 +128,8 @@ class PairFreeAggregatesSuite extends RangeJoinTestBase {
         s"answered by Spark's optimizer alone: $folded"
     )
     // Enough queries take every way, and most have rows (a few inputs Spark knows are empty).
-    if (queries >= 100) assert(ways.size == 4, s"every way of counting is taken: $ways")
-    assert(withMatches > queries / 2 && folded < queries / 8 + 1)
+    if (random.count >= 100) assert(ways.size == 4, s"every way of counting is taken: $ways")
+    assert(withMatches > random.count / 2 && folded < random.count / 8 + 1)
   }
 
   test("a band join's count, on either input, with each input indexed") {
