@@ -319,6 +319,40 @@ class AsOfJoinSuite extends RangeJoinTestBase {
     assert(actual.head.getLong(0) == n)
   }
 
+  test("a right input of several probe regions, one key larger than a region, answers as Spark") {
+    // Right rows of about 650 bytes of index each (the padding is in the output, so it stays in
+    // the index's rows): a region holds about 800. Key 0: 1,200 right rows, more than a region,
+    // so its left rows find their regions by interpolation; 60 small keys. About 1 MB of index:
+    // two regions. Right as-of values distinct, so that no two tie.
+    val r = spark
+      .range(0, 1500)
+      .selectExpr(
+        "id AS rid",
+        "CASE WHEN id < 1200 THEN 0 ELSE CAST(1 + id % 60 AS INT) END AS rk",
+        "id * 4 AS rt",
+        "repeat('x', 600) AS pad"
+      )
+    val l = spark
+      .range(0, 600)
+      .selectExpr(
+        "id",
+        "CASE WHEN id % 6 = 0 THEN 0 WHEN id % 43 = 0 THEN NULL " +
+          "ELSE CAST(1 + pmod(hash(id, 71), 66) AS INT) END AS k",
+        "CASE WHEN id % 47 = 0 THEN NULL ELSE pmod(hash(id, 72), 6200) - 100 END AS t"
+      )
+    for (direction <- Seq("backward", "forward")) {
+      def run() = AsOfJoins
+        .joinAsOf(l, r, l("t"), r("rt"), l("k") === r("rk"), "left", null, true, direction)
+        .selectExpr("id", "rid", "length(pad)")
+      val df = run()
+      val actual = multiset(df)
+      assert(rangeJoins(df.queryExecution.executedPlan) == Seq("AsOfJoin"))
+      val expected = withConf(RangeJoinConf.Enabled.key -> "false")(multiset(run()))
+      assert(actual == expected, direction)
+      assert(actual.size == 600)
+    }
+  }
+
   /** Whether this Spark has SQL's `ASOF JOIN ... MATCH_CONDITION` (4.3 on). */
   private def sqlAsOfJoins: Boolean = {
     val version = spark.version.split('.').take(2).map(_.toInt)

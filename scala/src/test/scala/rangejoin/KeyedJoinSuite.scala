@@ -204,6 +204,47 @@ class KeyedJoinSuite extends RangeJoinTestBase {
     }
   }
 
+  test("an index of several probe regions, one key larger than a region, answers as Spark") {
+    // Versions of about 380 bytes of index each (the padding is in the output, so it stays in
+    // the index's rows): a region holds about 1,400. Key 0: 3,000 back-to-back versions, more
+    // than a region, so its points find their regions by interpolation; keys 1 to 200: 5
+    // versions each, some open or overlapping. About 1.5 MB of index: three regions.
+    spark
+      .range(0, 4000)
+      .selectExpr(
+        "id",
+        "CASE WHEN id < 3000 THEN 0 WHEN id % 41 = 0 THEN NULL " +
+          "ELSE CAST(1 + id % 200 AS INT) END AS k",
+        "CAST(IF(id < 3000, id * 3, pmod(hash(id, 61), 9000)) AS INT) AS s",
+        "CASE WHEN id >= 3000 AND id % 7 = 0 THEN NULL " +
+          "ELSE CAST(IF(id < 3000, id * 3 + 3, pmod(hash(id, 61), 9000) + 900) AS INT) END AS e",
+        "repeat('x', 300) AS pad"
+      )
+      .localCheckpoint()
+      .createOrReplaceTempView("r")
+    // A quarter of the points on key 0, the others on small keys, some absent, some NULL.
+    spark
+      .range(0, 2000)
+      .selectExpr(
+        "id",
+        "CASE WHEN id % 4 = 0 THEN 0 WHEN id % 53 = 0 THEN NULL " +
+          "ELSE CAST(1 + pmod(hash(id, 62), 210) AS INT) END AS k",
+        "CASE WHEN id % 59 = 0 THEN NULL ELSE CAST(pmod(hash(id, 63), 9400) - 200 AS INT) END AS p"
+      )
+      .localCheckpoint()
+      .createOrReplaceTempView("l")
+    val condition = "l.k = r.k AND l.p >= r.s AND (l.p < r.e OR r.e IS NULL)"
+    for (threshold <- Seq("-1", "32m")) withConf(
+      RangeJoinConf.KeyedIntervalBroadcastThreshold.key -> threshold
+    ) {
+      val rows = Seq("JOIN", "LEFT JOIN").map { join =>
+        val query = s"SELECT l.id, r.id, length(r.pad) FROM l $join r ON $condition"
+        checkOperator(query, Some("KeyedIntervalJoin"))
+      }
+      assert(rows.head > 400, s"$rows")
+    }
+  }
+
   test("a point in an interval per key without an open end stays KeyGroupIEJoinExec") {
     facts("l", 300, 5, 41, "int")
     versions("r", 300, 5, 42, "int")

@@ -67,9 +67,9 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
    * These rows regrouped so that reading them in `order` stays local: returns a copy in which
    * the rows of each chunk of consecutive positions of `order` are together, and `order` mapped
    * onto the copy. Reading rows in a random order from a large array misses the cache on almost
-   * every row; this copy is written through one stream per chunk (at most
-   * `MaxChunks`), and a chunk (`ChunkRows` rows or more) is small
-   * enough to read in any order from the cache. The copy is allocated from `budget`.
+   * every row; this copy is written through one stream per chunk (at most `MaxChunks`,
+   * [[bucketed]]), and a chunk (`ChunkRows` rows or more) is small enough to read in any order
+   * from the cache. The copy is allocated from `budget`.
    */
   def chunked(order: Array[Int], budget: HeapBudget): (PackedRows, Array[Int]) = {
     val n = size
@@ -78,38 +78,64 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
     val position = new Array[Int](n) // row -> its position in `order`
     var k = 0
     while (k < n) { position(order(k)) = k; k += 1 }
-    // Each chunk's first row and first byte in the copy.
-    val nextRow = new Array[Int](chunks)
-    val nextByte = new Array[Int](chunks)
+    val chunkOf = new Array[Int](n)
     var i = 0
-    while (i < n) { nextByte(position(i) / chunkRows) += rowBytes(i); i += 1 }
-    var c = 0
+    while (i < n) { chunkOf(i) = position(i) / chunkRows; i += 1 }
+    val (copy, moved) = bucketed(chunkOf, chunks, budget)
+    val mapped = chunkOf // no longer read: reused for `order` mapped onto the copy
+    i = 0
+    while (i < n) { mapped(position(i)) = moved(i); i += 1 }
+    (copy, mapped)
+  }
+
+  /**
+   * These rows regrouped by bucket: returns a copy that holds the rows of bucket 0, then those
+   * of bucket 1, and so on, each bucket's rows in their order here, and each row's position in
+   * the copy. One pass reads these rows in sequence and writes the copy through one stream per
+   * bucket; the copy is allocated from `budget`.
+   *
+   * @param buckets each row's bucket, from 0 until `numBuckets`
+   */
+  def bucketed(buckets: Array[Int], numBuckets: Int, budget: HeapBudget)
+      : (PackedRows, Array[Int]) = {
+    val n = size
+    // Each bucket's rows and bytes, then its first row and first byte in the copy.
+    val nextRow = new Array[Int](numBuckets)
+    val nextByte = new Array[Int](numBuckets)
+    var i = 0
+    while (i < n) {
+      nextRow(buckets(i)) += 1
+      nextByte(buckets(i)) += rowBytes(i)
+      i += 1
+    }
+    var b = 0
+    var rows = 0
     var bytes = 0
-    while (c < chunks) {
-      val chunkBytes = nextByte(c)
-      nextByte(c) = bytes
-      nextRow(c) = c * chunkRows
-      bytes += chunkBytes
-      c += 1
+    while (b < numBuckets) {
+      val (bucketRows, bucketBytes) = (nextRow(b), nextByte(b))
+      nextRow(b) = rows
+      nextByte(b) = bytes
+      rows += bucketRows
+      bytes += bucketBytes
+      b += 1
     }
     budget.allocate(bytes + 4L * (n + 1))
     val data = new Array[Byte](bytes)
     val starts = new Array[Int](n + 1)
-    val mapped = new Array[Int](n)
+    val moved = new Array[Int](n)
     i = 0
     while (i < n) {
-      val p = position(i)
-      val c = p / chunkRows
-      val row = nextRow(c)
-      PackedRows.copyRow(this.data, offsets(i), data, nextByte(c), rowBytes(i))
-      starts(row) = nextByte(c)
-      mapped(p) = row
-      nextByte(c) += rowBytes(i)
-      nextRow(c) = row + 1
+      val b = buckets(i)
+      val row = nextRow(b)
+      PackedRows.copyRow(this.data, offsets(i), data, nextByte(b), rowBytes(i))
+      starts(row) = nextByte(b)
+      moved(i) = row
+      nextByte(b) += rowBytes(i)
+      nextRow(b) = row + 1
       i += 1
     }
     starts(n) = bytes
-    (new PackedRows(numFields, data, starts), mapped)
+    (new PackedRows(numFields, data, starts), moved)
   }
 
   private def rowBytes(i: Int): Int = offsets(i + 1) - offsets(i)

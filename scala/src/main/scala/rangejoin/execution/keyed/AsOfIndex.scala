@@ -68,6 +68,9 @@ final class AsOfIndex private (
 
   def start(group: Int): Int = starts(group)
   def end(group: Int): Int = starts(group + 1)
+
+  /** The bytes of the rows and their codes, which lookups read. */
+  def sizeInBytes: Long = rows.sizeInBytes + 8L * codes.length
 }
 
 object AsOfIndex {

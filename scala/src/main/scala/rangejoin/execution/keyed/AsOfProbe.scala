@@ -7,9 +7,9 @@ import org.apache.spark.sql.types.DataType
 import rangejoin.execution.blocks.HeapBudget
 
 /**
- * Streams an as-of join's left rows through an [[AsOfIndex]] in the index's order
- * ([[ProbeBatches]]): each row's answer is the nearest qualifying row of its key group
- * ([[AsOfSearch]]).
+ * Streams an as-of join's left rows through an [[AsOfIndex]], in batches put in order of the
+ * index's regions ([[ProbeBatches]]): each row's answer is the nearest qualifying row of its key
+ * group ([[AsOfSearch]]).
  *
  * @param keyOf the left rows' equality keys
  * @param asOf the left rows' as-of value
@@ -28,8 +28,8 @@ final class AsOfProbe(
 ) {
 
   def join(lefts: Iterator[InternalRow]): Iterator[InternalRow] = new PendingIterator[InternalRow] {
-    private val batches =
-      new ProbeBatches(index.group, index.numGroups, keyOf, asOf, types, budget, lefts)
+    private val regions = new ProbeRegions(index, index.sizeInBytes)
+    private val batches = new ProbeBatches(index, regions, keyOf, asOf, types, budget, lefts)
 
     /** Answers the next left row (`pending` stays null when the join drops it). */
     protected def step(): Boolean = batches.advance() && {

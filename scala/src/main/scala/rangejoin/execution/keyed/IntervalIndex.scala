@@ -55,10 +55,6 @@ final class IntervalIndex private (
     reach: Array[Long]
 ) {
 
-  def group(key: UnsafeRow): Int = byLower.group(key)
-
-  def numGroups: Int = byLower.numGroups
-
   def start(group: Int): Int = byLower.start(group)
 
   /** One past the last position of `group` whose lower code is at most `point`. */

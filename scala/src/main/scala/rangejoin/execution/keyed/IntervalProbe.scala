@@ -26,10 +26,10 @@ trait IntervalOutput {
 
 /**
  * Streams one input of a keyed point-in-interval join through an [[IntervalIndex]] of the other,
- * in the index's order ([[ProbeBatches]]): each row's key finds its group, a binary search the
- * intervals that start at or before its point, and a walk back over them ([[IntervalIndex]] says
- * where it stops) the candidates, each kept if it holds the point and `residual` holds. A row's
- * matches come out in descending order of lower bound.
+ * in batches put in order of the index's regions ([[ProbeBatches]]): each row's key finds its
+ * group, a binary search the intervals that start at or before its point, and a walk back over
+ * them ([[IntervalIndex]] says where it stops) the candidates, each kept if it holds the point
+ * and `residual` holds. A row's matches come out in descending order of lower bound.
  *
  * @param keyOf the streamed rows' equality keys
  * @param point the streamed rows' point; a NULL point meets no interval
@@ -53,8 +53,15 @@ final class IntervalProbe(
 
   def join(streamed: Iterator[InternalRow]): Iterator[InternalRow] =
     new PendingIterator[InternalRow] {
-      private val batches =
-        new ProbeBatches(index.group, index.numGroups, keyOf, point, types, budget, streamed)
+      private val batches = new ProbeBatches(
+        index.byLower,
+        new ProbeRegions(index.byLower, index.sizeInBytes),
+        keyOf,
+        point,
+        types,
+        budget,
+        streamed
+      )
       private val candidate = new UnsafeRow(numIndexedFields)
       private var row: InternalRow = _
       private var code = 0L

@@ -5,30 +5,31 @@ import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.types.DataType
 
 import rangejoin.execution.blocks.{HeapBudget, PackedRows}
-import rangejoin.local.{GroupedOrder, RadixSort}
 
 /**
  * The rows that probe an index grouped by key and ordered by a code within each group
- * ([[AsOfIndex]], [[IntervalIndex]]), a batch at a time, each batch in the index's order: up to
- * [[ProbeBatches.BatchRows]] rows (and [[ProbeBatches.BatchBytes]]) are copied, looked up, put in
- * order of group, then code ([[rangejoin.local.GroupedOrder]]), and copied in that order, so that
- * successive probes read neighbouring codes and rows of the index, and of the batch, instead of
- * jumping across them (an index larger than the cache, probed in arrival order, misses the cache
- * at about every step). Rows come out in that order, which Spark does not promise for a join
- * anyway; rows with no group (a NULL key or value, or a key the index lacks) come first.
+ * ([[AsOfIndex]], [[IntervalIndex]]), a batch at a time, each batch in order of the index's
+ * [[ProbeRegions]]: up to [[ProbeBatches.BatchRows]] rows (and [[ProbeBatches.BatchBytes]]) are
+ * copied as they arrive, each looked up (its group, code and region), then copied once more,
+ * region by region ([[rangejoin.execution.blocks.PackedRows#bucketed]]), so that the probes of a
+ * region read the batch in sequence and a part of the index small enough to stay in the cache
+ * (an index larger than the cache, probed in arrival order, misses it at about every step).
+ * When the whole index fits in one region, the batch keeps the order of arrival and is not
+ * copied again. Within a region, rows keep the order in which they arrived; Spark does not
+ * promise the order of a join's output anyway. Rows with no group (a NULL key or value, or a key
+ * the index lacks) go with the first region.
  *
  * A cursor: [[advance]] moves to the next row, whose [[row]], [[group]] and [[code]] are valid
- * until it moves again.
+ * until it moves again. The batch and its arrays are allocated from `budget`, and freed once the
+ * rows run out.
  *
- * @param groupOf the index's group for a key row, or -1
- * @param numGroups the index's number of groups
  * @param keyOf the probing rows' equality keys
  * @param value the probing rows' code (an as-of value, a point)
  * @param types the probing rows' column types
  */
 final class ProbeBatches(
-    groupOf: UnsafeRow => Int,
-    numGroups: Int,
+    index: AsOfIndex,
+    regions: ProbeRegions,
     keyOf: UnsafeProjection,
     value: AsOfValue,
     types: Seq[DataType],
@@ -37,11 +38,20 @@ final class ProbeBatches(
 ) {
   private val toUnsafe = UnsafeProjection.create(types.toArray)
   private var batch: PackedRows = _
-  private val groupsIn = new Array[Int](ProbeBatches.BatchRows)
-  private val codesIn = new Array[Long](ProbeBatches.BatchRows)
+  // Each arrived row's group (-1: none), code and region, grown as batches need; then the groups
+  // and codes in the batch's order (the same arrays when the batch keeps the order of arrival).
+  private var groupsIn = Array.emptyIntArray
+  private var codesIn = Array.emptyLongArray
+  private var regionsIn = Array.emptyIntArray
   private var groups = Array.emptyIntArray
   private var codes = Array.emptyLongArray
+  private val reordered = regions.count > 1
+  private val bytesPerRow = if (reordered) 28L else 16L // the arrays' bytes per row of room
+  private var size = 0
   private var position = 0
+  // The last batch's rows and bytes: the next batch's builder starts with room for as many.
+  private var lastRows = 256
+  private var lastBytes = 4096
 
   /** The current row. */
   val row = new UnsafeRow(types.size)
@@ -54,46 +64,81 @@ final class ProbeBatches(
 
   /** Moves to the next row; false when there is none. */
   def advance(): Boolean =
-    if (position >= groups.length && !refill()) false
+    if (position >= size && !refill()) false
     else {
-      group = groups(position) - 1
+      group = groups(position)
       code = codes(position)
       batch.row(position, row)
       position += 1
       true
     }
 
-  /** Reads the next batch; false when there are no rows left. */
+  /** Reads the next batch; false, with everything freed, when there are no rows left. */
   private def refill(): Boolean = {
     if (batch != null) budget.free(batch.sizeInBytes)
     batch = null
-    if (!rows.hasNext) return false
-    val packed = new PackedRows.Builder(types.size, budget)
+    if (!rows.hasNext) {
+      budget.free(bytesPerRow * groupsIn.length)
+      groupsIn = Array.emptyIntArray
+      codesIn = Array.emptyLongArray
+      regionsIn = Array.emptyIntArray
+      groups = Array.emptyIntArray
+      codes = Array.emptyLongArray
+      return false
+    }
+    val packed = new PackedRows.Builder(types.size, budget, lastRows, lastBytes)
     var n = 0
     while (n < ProbeBatches.BatchRows && packed.bytes < ProbeBatches.BatchBytes && rows.hasNext) {
       val next = rows.next()
       val key = keyOf(next)
-      // Group + 1: rows with no group sort first, as group 0.
-      val g = if (key.anyNull || !value.of(next)) 0 else groupOf(key) + 1
+      if (n == groupsIn.length) grow()
+      val g = if (key.anyNull || !value.of(next)) -1 else index.group(key)
       groupsIn(n) = g
-      codesIn(n) = if (g == 0) 0L else value.code
+      if (g < 0) regionsIn(n) = 0
+      else {
+        codesIn(n) = value.code
+        regionsIn(n) = regions.of(g, codesIn(n))
+      }
       packed += (next match {
         case unsafe: UnsafeRow => unsafe
         case other => toUnsafe(other)
       })
       n += 1
     }
-    val arrived = packed.result()
-    val order = GroupedOrder(codesIn.take(n), groupsIn.take(n), numGroups + 1)._1
-    // Copied into that order, so that the probes read the batch in sequence too.
-    batch = arrived.permuted(order, budget)
-    budget.free(arrived.sizeInBytes)
-    groups = new Array[Int](n)
-    var i = 0
-    while (i < n) { groups(i) = groupsIn(order(i)); i += 1 }
-    codes = RadixSort.gather(codesIn, order)
+    lastRows = n
+    lastBytes = packed.bytes
+    val arrived = packed.result(trim = false)
+    if (!reordered) {
+      batch = arrived
+      groups = groupsIn
+      codes = codesIn
+    } else {
+      val (ordered, moved) = arrived.bucketed(regionsIn, regions.count, budget)
+      budget.free(arrived.sizeInBytes)
+      batch = ordered
+      var i = 0
+      while (i < n) {
+        groups(moved(i)) = groupsIn(i)
+        codes(moved(i)) = codesIn(i)
+        i += 1
+      }
+    }
+    size = n
     position = 0
     true
+  }
+
+  /** Doubles the room of the arrays, up to a batch's rows. */
+  private def grow(): Unit = {
+    val rows = math.min(ProbeBatches.BatchRows, math.max(1024, 2 * groupsIn.length))
+    budget.allocate(bytesPerRow * (rows - groupsIn.length))
+    groupsIn = java.util.Arrays.copyOf(groupsIn, rows)
+    codesIn = java.util.Arrays.copyOf(codesIn, rows)
+    regionsIn = java.util.Arrays.copyOf(regionsIn, rows)
+    if (reordered) {
+      groups = new Array[Int](rows)
+      codes = new Array[Long](rows)
+    }
   }
 }
 

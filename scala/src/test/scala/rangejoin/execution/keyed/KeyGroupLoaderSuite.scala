@@ -10,7 +10,7 @@ import org.apache.spark.sql.types.{DataType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
-import rangejoin.execution.blocks.{Block, HeapBudget, KeyEncoder, LongCodes}
+import rangejoin.execution.blocks.{Block, CountingBudget, KeyEncoder, LongCodes}
 
 /**
  * KeyGroupLoader allocates every array from its budget before making it: what stays allocated is
@@ -18,18 +18,6 @@ import rangejoin.execution.blocks.{Block, HeapBudget, KeyEncoder, LongCodes}
  * are read.
  */
 class KeyGroupLoaderSuite extends AnyFunSuite {
-
-  /** Counts the bytes held; refuses (as JoinMemory does) past `limit`. */
-  private final class CountingBudget(limit: Long = Long.MaxValue) extends HeapBudget {
-    var held = 0L
-    var peak = 0L
-    def allocate(bytes: Long): Unit = {
-      if (held + bytes > limit) throw new IllegalStateException(s"refused $bytes bytes")
-      held += bytes
-      peak = math.max(peak, held)
-    }
-    def free(bytes: Long): Unit = held -= bytes
-  }
 
   private val schema = Seq("id", "a", "b").map(AttributeReference(_, LongType)())
 
