@@ -30,11 +30,14 @@ final class ProbeRegions(index: AsOfIndex, indexBytes: Long) {
 
   /** The region of a probe of `group` with `code`, from 0 until [[count]]. */
   def of(group: Int, code: Long): Int = {
-    val (start, end) = (index.start(group), index.end(group))
+    // Plain values, not tuples: this runs for every probing row.
+    val start = index.start(group)
+    val end = index.end(group)
     val position =
       if (end - start <= span) start
       else {
-        val (least, greatest) = (index.codes(start), index.codes(end - 1))
+        val least = index.codes(start)
+        val greatest = index.codes(end - 1)
         if (code <= least) start
         else if (code >= greatest) end - 1
         else {
