@@ -46,7 +46,9 @@ final class ProbeBatches(
   private var groups = Array.emptyIntArray
   private var codes = Array.emptyLongArray
   private val reordered = regions.count > 1
-  private val bytesPerRow = if (reordered) 28L else 16L // the arrays' bytes per row of room
+  // The arrays' bytes per row of room: group and code; with regions, also region, and the
+  // groups and codes again in the batch's order.
+  private val bytesPerRow = if (reordered) 28L else 12L
   private var size = 0
   private var position = 0
   // The last batch's rows and bytes: the next batch's builder starts with room for as many.
@@ -94,11 +96,9 @@ final class ProbeBatches(
       if (n == groupsIn.length) grow()
       val g = if (key.anyNull || !value.of(next)) -1 else index.group(key)
       groupsIn(n) = g
-      if (g < 0) regionsIn(n) = 0
-      else {
-        codesIn(n) = value.code
-        regionsIn(n) = regions.of(g, codesIn(n))
-      }
+      if (g >= 0) codesIn(n) = value.code
+      // The region only orders the batch: not looked up when there is one.
+      if (reordered) regionsIn(n) = if (g < 0) 0 else regions.of(g, codesIn(n))
       packed += (next match {
         case unsafe: UnsafeRow => unsafe
         case other => toUnsafe(other)
@@ -134,8 +134,8 @@ final class ProbeBatches(
     budget.allocate(bytesPerRow * (rows - groupsIn.length))
     groupsIn = java.util.Arrays.copyOf(groupsIn, rows)
     codesIn = java.util.Arrays.copyOf(codesIn, rows)
-    regionsIn = java.util.Arrays.copyOf(regionsIn, rows)
     if (reordered) {
+      regionsIn = java.util.Arrays.copyOf(regionsIn, rows)
       groups = new Array[Int](rows)
       codes = new Array[Long](rows)
     }
