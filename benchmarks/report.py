@@ -110,6 +110,15 @@ def markdown(table: list) -> str:
         ]
         metrics = ", ".join(metric_text(k, v) for k, v in sorted(p["metrics"].items()))
         lines += ["", f"Operator metrics: {metrics}."]
+        if p.get("exchange_alone"):
+            alone = p["exchange_alone"]
+            lines += [
+                "",
+                f"Spark's exchange of the two inputs alone, with no join: {alone:.3f} s, "
+                f"{alone / m.seconds['duckdb']:.1f}x DuckDB's whole join. It scans each input's "
+                "join columns, hash-partitions them on the keys and reads them back, as every "
+                "partitioned plan must (best of 3 after a warm-up).",
+            ]
     return "\n".join(lines) + "\n"
 
 
@@ -136,7 +145,8 @@ CSV_COLUMNS = [
 
 def write_csv(path: Path, rows: list) -> None:
     """One line per (table or curve, workload, size, engine): its seconds (empty when capped),
-    the cap, and the engine's time over the plugin's (a lower bound when capped)."""
+    the cap, and the engine's time over the plugin's (a lower bound when capped). A profiled
+    workload with an `exchange_alone` query adds a line for it, engine `exchange_alone`."""
     with path.open("w", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(CSV_COLUMNS)
@@ -154,6 +164,12 @@ def write_csv(path: Path, rows: list) -> None:
                         f"{m.cap:g}",
                         f"{ratio:.3f}",
                     ]
+                )
+            alone = (m.profile or {}).get("exchange_alone")
+            if alone:
+                writer.writerow(
+                    [kind, m.workload, m.rows, "exchange_alone", f"{alone:.6f}", False, ""]
+                    + [f"{alone / m.seconds['plugin']:.3f}"]
                 )
 
 

@@ -9,8 +9,9 @@ as "> cap"; a curve stops an engine after its first capped size. A run shorter t
 followed by `--warmups` - 1 more untimed runs and three timed ones, and the best of those is
 reported, so a fast query's time is that of a warm JVM.
 Where the plugin is more than 3x slower than DuckDB in the table, the suite runs it once more and
-records where the time went: each Spark stage's wall time and the operator's metrics. It writes
-the results page `suite.md`, `suite.csv` and `scaling.png` to `--out` (docs/benchmarks/).
+records where the time went: each Spark stage's wall time and the operator's metrics, and it
+times the workload's `exchange_alone` query where there is one. It writes the results page
+(`suite.md` or the set's), its CSV and `scaling.png` to `--out` (docs/benchmarks/).
 """
 
 import argparse
@@ -210,7 +211,8 @@ class Suite:
 
     def profile(self, group: str, workload: Workload, rows: int, node: str) -> dict:
         """Runs the plugin once more in job group `group`: stage times and the metrics of its
-        join node `node`."""
+        join node `node`; then, where the workload has one, times its `exchange_alone` query
+        (warm-up, best of 3)."""
         spark = self.engines.spark
         spark.conf.set("spark.rangejoin.enabled", "true")
         spark.sparkContext.setJobGroup(group, group)
@@ -220,7 +222,16 @@ class Suite:
         wall = time.perf_counter() - start
         spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
         metrics = {k: v for k, v in plan_metrics(df, node).items() if v}
-        return {"wall": wall, "stages": stage_profile(spark, group), "metrics": metrics}
+        profile = {"wall": wall, "stages": stage_profile(spark, group), "metrics": metrics}
+        if workload.exchange_alone:
+            label = f"[profile] {workload.name} {rows:,} rows: Spark's exchange alone"
+            query = workload.exchange_alone
+            # A DataFrame per run: collecting one twice would skip the stages whose shuffle
+            # output the first run left.
+            run = lambda: spark.sql(query).collect()  # noqa: E731
+            profile["exchange_alone"] = timed(label, run, None, None, self.warmups)[0]
+            print(f"{label}: {profile['exchange_alone']:.3f} s", flush=True)
+        return profile
 
     def curve(self, name: str, max_rows: int) -> list:
         """The workload from 10^4 to `max_rows` rows, capped at `--curve-cap` seconds; a capped
@@ -253,7 +264,9 @@ def intro(args, minutes: float, engines: tuple) -> str:
         "column is the plugin's join node in EXPLAIN: a Spark operator there means the plugin "
         "left the join to Spark. "
         "Where the plugin took more than 3x DuckDB's time, one more run of it is profiled: its "
-        f"Spark stages and the operator's metrics. The whole suite took {minutes:.1f} min."
+        "Spark stages and the operator's metrics, and, where the workload defines it, Spark's "
+        "exchange of the two inputs with no join (the least any partitioned plan takes). "
+        f"The whole suite took {minutes:.1f} min."
     )
 
 

@@ -103,6 +103,15 @@ def asof_duckdb(tolerance: str | None) -> str:
     )
 
 
+# What a partitioned as-of join moves: the trades' and the quotes' columns the query reads, each
+# input hash-partitioned on its symbol, read back and counted.
+ASOF_EXCHANGE_ALONE = (
+    "SELECT count(*), sum(hash(k, t, q)) FROM "
+    "((SELECT symbol AS k, ts AS t, CAST(NULL AS BIGINT) AS q FROM trades DISTRIBUTE BY symbol) "
+    "UNION ALL (SELECT qsymbol, qts, qid FROM quotes DISTRIBUTE BY qsymbol))"
+)
+
+
 def asof_rewrite(tolerance: str | None):
     """Both inputs in one ordered stream per symbol, each trade taking the last quote before it
     (a quote at the trade's time sorts first: backward matches include equal times)."""
@@ -240,6 +249,7 @@ USER_WORKLOADS = [
         lambda n: asof_duckdb(None),
         asof_frame(None),
         rewrite=asof_rewrite(None),
+        exchange_alone=ASOF_EXCHANGE_ALONE,
     ),
     Workload(
         "asof_tolerance",
@@ -249,6 +259,7 @@ USER_WORKLOADS = [
         lambda n: asof_duckdb(TOLERANCE),
         asof_frame(TOLERANCE),
         rewrite=asof_rewrite(TOLERANCE),
+        exchange_alone=ASOF_EXCHANGE_ALONE,
     ),
     Workload(
         "genomic_overlap",

@@ -44,6 +44,10 @@ class Workload:
     # DuckDB's form of the query where it differs: the BETWEEN form of a tolerance written with
     # abs(), which DuckDB's range joins take and its nested loop would otherwise run.
     duckdb_query: Callable[[int], str] | None = None
+    # Spark SQL that only moves the join's inputs as a partitioned join must: each input's join
+    # columns scanned, hash-partitioned on the equality keys and read back, with no join. Run
+    # with the profile (see `suite.py`): no plan that repartitions both inputs takes less.
+    exchange_alone: str | None = None
 
 
 def calendar_and_periods(days: int) -> Callable[[SparkSession, int], dict]:

@@ -78,6 +78,22 @@ def test_a_capped_engine_is_a_lower_bound():
     assert m.slower_than_duckdb(2.9) and not m.slower_than_duckdb(3.1)
 
 
+def test_a_profile_gives_spark_s_exchange_alone_against_duckdb(tmp_path):
+    m = measurement(1000, None, 9.0, 2.0)
+    stage = {"stage": 7, "name": "AsOfJoin", "start": 0.0, "end": 8.0, "wall_s": 8.0}
+    m.profile = {"wall": 8.5, "stages": [{**stage, "tasks": 4, "task_s": 12.0}], "metrics": {}}
+    assert "exchange of the two inputs alone" not in markdown([m])
+    m.profile["exchange_alone"] = 7.0
+    assert "with no join: 7.000 s, 3.5x DuckDB's whole join." in markdown([m])
+    [path] = [p for p in write_reports(tmp_path, [m], {}, "", HEADER) if p.suffix == ".csv"]
+    [row] = [r for r in csv.DictReader(path.open()) if r["engine"] == "exchange_alone"]
+    assert (row["seconds"], row["capped"], row["engine_over_plugin"]) == (
+        "7.000000",
+        "False",
+        "0.778",
+    )
+
+
 def test_slope_is_the_growth_exponent_at_the_largest_sizes():
     quadratic = [(n, 1e-9 * n * n) for n in (1e4, 1e5, 1e6)]
     assert abs(slope(quadratic) - 2.0) < 1e-9
