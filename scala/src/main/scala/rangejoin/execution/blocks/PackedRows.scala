@@ -81,7 +81,8 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
     val chunkOf = new Array[Int](n)
     var i = 0
     while (i < n) { chunkOf(i) = position(i) / chunkRows; i += 1 }
-    val (copy, moved) = bucketed(chunkOf, chunks, budget)
+    val moved = new Array[Int](n)
+    val copy = bucketed(chunkOf, chunks, moved, budget)
     val mapped = chunkOf // no longer read: reused for `order` mapped onto the copy
     i = 0
     while (i < n) { mapped(position(i)) = moved(i); i += 1 }
@@ -90,14 +91,15 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
 
   /**
    * These rows regrouped by bucket: returns a copy that holds the rows of bucket 0, then those
-   * of bucket 1, and so on, each bucket's rows in their order here, and each row's position in
-   * the copy. One pass reads these rows in sequence and writes the copy through one stream per
-   * bucket; the copy is allocated from `budget`.
+   * of bucket 1, and so on, each bucket's rows in their order here. One pass reads these rows in
+   * sequence and writes the copy through one stream per bucket; the copy is allocated from
+   * `budget`.
    *
    * @param buckets each row's bucket, from 0 until `numBuckets`
+   * @param moved set to each row's position in the copy (at least as long as these rows)
    */
-  def bucketed(buckets: Array[Int], numBuckets: Int, budget: HeapBudget)
-      : (PackedRows, Array[Int]) = {
+  def bucketed(buckets: Array[Int], numBuckets: Int, moved: Array[Int], budget: HeapBudget)
+      : PackedRows = {
     val n = size
     // Each bucket's rows and bytes, then its first row and first byte in the copy.
     val nextRow = new Array[Int](numBuckets)
@@ -122,7 +124,6 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
     budget.allocate(bytes + 4L * (n + 1))
     val data = new Array[Byte](bytes)
     val starts = new Array[Int](n + 1)
-    val moved = new Array[Int](n)
     i = 0
     while (i < n) {
       val b = buckets(i)
@@ -135,7 +136,7 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
       i += 1
     }
     starts(n) = bytes
-    (new PackedRows(numFields, data, starts), moved)
+    new PackedRows(numFields, data, starts)
   }
 
   private def rowBytes(i: Int): Int = offsets(i + 1) - offsets(i)
@@ -281,6 +282,7 @@ object PackedRows {
     }
   }
 
-  private val InitialBytes = 1 << 12
-  private val InitialRows = 1 << 8
+  /** The room a [[Builder]] starts with unless told otherwise: rows, and bytes of rows. */
+  val InitialRows: Int = 1 << 8
+  val InitialBytes: Int = 1 << 12
 }
