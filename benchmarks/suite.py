@@ -265,7 +265,7 @@ def intro(args, minutes: float, engines: tuple) -> str:
         "left the join to Spark. "
         "Where the plugin took more than 3x DuckDB's time, one more run of it is profiled: its "
         "Spark stages and the operator's metrics, and, where the workload defines it, Spark's "
-        "exchange of the two inputs with no join (the least any partitioned plan takes). "
+        "exchange of the two inputs with no join (about the least any partitioned plan takes). "
         f"The whole suite took {minutes:.1f} min."
     )
 

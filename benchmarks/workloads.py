@@ -46,7 +46,8 @@ class Workload:
     duckdb_query: Callable[[int], str] | None = None
     # Spark SQL that only moves the join's inputs as a partitioned join must: each input's join
     # columns scanned, hash-partitioned on the equality keys and read back, with no join. Run
-    # with the profile (see `suite.py`): no plan that repartitions both inputs takes less.
+    # with the profile (see `suite.py`): about the least any plan that repartitions both
+    # inputs takes.
     exchange_alone: str | None = None
 
 
