@@ -96,7 +96,8 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
    * `budget`.
    *
    * @param buckets each row's bucket, from 0 until `numBuckets`
-   * @param moved set to each row's position in the copy (at least as long as these rows)
+   * @param moved set to each row's position in the copy (at least as long as these rows); it
+   *   may be `buckets` itself, since a row's bucket is read before its position is written
    */
   def bucketed(buckets: Array[Int], numBuckets: Int, moved: Array[Int], budget: HeapBudget)
       : PackedRows = {

@@ -38,19 +38,18 @@ final class ProbeBatches(
 ) {
   private val toUnsafe = UnsafeProjection.create(types.toArray)
   private var batch: PackedRows = _
-  // Each arrived row's group (-1: none), code, region and place in the batch's order, grown as
-  // batches need; then the groups and codes in the batch's order (the same arrays when the batch
-  // keeps the order of arrival).
+  // Each arrived row's group (-1: none), code and region (then its place in the batch's order),
+  // grown as batches need; then the groups and codes in the batch's order (the same arrays when
+  // the batch keeps the order of arrival).
   private var groupsIn = Array.emptyIntArray
   private var codesIn = Array.emptyLongArray
   private var regionsIn = Array.emptyIntArray
-  private var movedTo = Array.emptyIntArray
   private var groups = Array.emptyIntArray
   private var codes = Array.emptyLongArray
   private val reordered = regions.count > 1
-  // The arrays' bytes per row of room: group and code; with regions, also region and place,
-  // and the groups and codes again in the batch's order.
-  private val bytesPerRow = if (reordered) 32L else 12L
+  // The arrays' bytes per row of room: group and code; with regions, also region, and the
+  // groups and codes again in the batch's order.
+  private val bytesPerRow = if (reordered) 28L else 12L
   private var size = 0
   private var position = 0
   // The last batch's rows and bytes: the next batch's builder starts with room for as many.
@@ -86,7 +85,6 @@ final class ProbeBatches(
       groupsIn = Array.emptyIntArray
       codesIn = Array.emptyLongArray
       regionsIn = Array.emptyIntArray
-      movedTo = Array.emptyIntArray
       groups = Array.emptyIntArray
       codes = Array.emptyLongArray
       return false
@@ -116,12 +114,14 @@ final class ProbeBatches(
       groups = groupsIn
       codes = codesIn
     } else {
-      batch = arrived.bucketed(regionsIn, regions.count, movedTo, budget)
+      // Each row's region is replaced by its place in the batch's order.
+      val moved = regionsIn
+      batch = arrived.bucketed(regionsIn, regions.count, moved, budget)
       budget.free(arrived.sizeInBytes)
       var i = 0
       while (i < n) {
-        groups(movedTo(i)) = groupsIn(i)
-        codes(movedTo(i)) = codesIn(i)
+        groups(moved(i)) = groupsIn(i)
+        codes(moved(i)) = codesIn(i)
         i += 1
       }
     }
@@ -138,7 +138,6 @@ final class ProbeBatches(
     codesIn = java.util.Arrays.copyOf(codesIn, rows)
     if (reordered) {
       regionsIn = java.util.Arrays.copyOf(regionsIn, rows)
-      movedTo = new Array[Int](rows)
       groups = new Array[Int](rows)
       codes = new Array[Long](rows)
     }
