@@ -4,6 +4,8 @@ import scala.util.Random
 
 import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.catalyst.plans.logical.AsOfJoin
+import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
+import org.apache.spark.sql.execution.ProjectExec
 import org.apache.spark.sql.execution.rangejoin.AsOfJoins
 import org.apache.spark.sql.functions.{abs, col, expr, lit}
 import org.apache.spark.sql.internal.SQLConf
@@ -82,7 +84,8 @@ class AsOfJoinSuite extends RangeJoinTestBase {
       withTolerance: Boolean,
       how: String,
       keyed: Boolean,
-      residual: Boolean
+      residual: Boolean,
+      keptColumns: Seq[String] = Nil
   ) {
     private def oddLeft = direction == "nearest" && seed % 2 == 0
 
@@ -109,7 +112,8 @@ class AsOfJoinSuite extends RangeJoinTestBase {
           case _ => col("t") - col("rt")
         }
         joined.select(col("id"), abs(distance).as("distance"), col("rid").isNull.as("unmatched"))
-      } else joined
+      } else if (keptColumns.nonEmpty) joined.select(keptColumns.map(col): _*)
+      else joined
     }
   }
 
@@ -124,7 +128,9 @@ class AsOfJoinSuite extends RangeJoinTestBase {
       rnd.nextBoolean(),
       Seq("inner", "left")(rnd.nextInt(2)),
       keyed = rnd.nextInt(4) != 0,
-      residual = rnd.nextInt(3) == 0
+      residual = rnd.nextInt(3) == 0,
+      // A third keep two columns, which the join then writes alone.
+      keptColumns = if (seed % 3 == 0) Seq("rid", "id") else Nil
     )
   }
 
@@ -164,6 +170,41 @@ class AsOfJoinSuite extends RangeJoinTestBase {
       }
     }
     assert(rows > 30 * random.count, rows)
+  }
+
+  test("an as-of join writes only the columns a projection above it keeps") {
+    for (broadcast <- Seq(true, false)) withConf(
+      SQLConf.AUTO_BROADCASTJOIN_THRESHOLD.key -> (if (broadcast) "10485760" else "-1")
+    ) {
+      // The second keeps the left key, on which the partitioned join's left input is clustered.
+      for (kept <- Seq(Seq("rid", "t"), Seq("k", "rid"))) {
+        val query = Query(
+          "bigint",
+          13,
+          "backward",
+          exact = true,
+          withTolerance = true,
+          "left",
+          keyed = true,
+          residual = true,
+          kept
+        )
+        check(query, Some(broadcast))
+        val plan = query.run().queryExecution.executedPlan
+        val join = collect(plan) { case j: AsOfJoinExec => j }.head
+        val columns = kept.map("v." + _)
+        assert(join.output.map(_.sql) == columns)
+        assert(collect(plan) { case p: ProjectExec if p.find(_ eq join).isDefined => p }.isEmpty)
+        assert(
+          plan.toString.contains(
+            s"output: only the columns read above ${columns.mkString("[", ", ", "]")}"
+          ),
+          plan
+        )
+        val clustered = join.outputPartitioning.isInstanceOf[HashPartitioning]
+        assert(clustered == (!broadcast && kept.contains("k")), join.outputPartitioning)
+      }
+    }
   }
 
   test("whole-stage codegen off and interpreted expressions give the same answers", EveryLine) {

@@ -1,5 +1,7 @@
 package rangejoin
 
+import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
+import org.apache.spark.sql.execution.ProjectExec
 import org.apache.spark.sql.internal.SQLConf
 
 import rangejoin.config.RangeJoinConf
@@ -242,6 +244,47 @@ class KeyedJoinSuite extends RangeJoinTestBase {
         checkOperator(query, Some("KeyedIntervalJoin"))
       }
       assert(rows.head > 400, s"$rows")
+    }
+  }
+
+  test("a keyed interval join writes only the columns a projection above it keeps") {
+    facts("l", 900, 20, 71, "int")
+    versions("r", 2000, 20, 72, "int")
+    val condition = "l.k = r.k AND l.p >= r.s AND (l.p < r.e OR r.e IS NULL)"
+    // Each query with the columns its join writes; the second keeps l.k, on which the
+    // partitioned join's point input is clustered.
+    val queries = Seq(
+      s"SELECT r.id, l.p FROM l JOIN r ON $condition" -> Seq("r.id", "l.p"),
+      s"SELECT l.k, r.e FROM l LEFT JOIN r ON $condition AND (l.id + r.id) % 5 <> 0" ->
+        Seq("l.k", "r.e"),
+      s"SELECT count(*), count(r.id) FROM l LEFT JOIN r ON $condition" -> Seq("r.id"),
+      s"SELECT l.id FROM l LEFT ANTI JOIN r ON $condition" -> Seq("l.id")
+    )
+    // Partitions not coalesced: a single one would be clustered on any column.
+    for (threshold <- Seq("-1", "32m")) withConf(
+      RangeJoinConf.KeyedIntervalBroadcastThreshold.key -> threshold,
+      SQLConf.COALESCE_PARTITIONS_ENABLED.key -> "false"
+    ) {
+      for ((query, columns) <- queries) {
+        val (_, plan) = checkOperatorPlan(query, Some("KeyedIntervalJoin"))
+        val join = collect(plan) { case j: KeyedIntervalJoinExec => j }.head
+        val written = join.output.map { a =>
+          (if (join.left.outputSet.contains(a)) "l." else "r.") + a.name
+        }
+        assert(written == columns, query)
+        assert(collect(plan) { case p: ProjectExec if p.find(_ eq join).isDefined => p }.isEmpty)
+        val kept = join.output.map(_.sql).mkString("[", ", ", "]")
+        assert(join.simpleString(100).contains(s"output: only the columns read above $kept"))
+        val clustered = join.outputPartitioning.isInstanceOf[HashPartitioning]
+        assert(clustered == (threshold == "-1" && columns.contains("l.k")), s"$query\n$plan")
+      }
+      // A projection that computes stays above the join, which writes every column.
+      val (_, plan) = checkOperatorPlan(
+        s"SELECT l.id + r.id FROM l JOIN r ON $condition",
+        Some("KeyedIntervalJoin")
+      )
+      val join = collect(plan) { case j: KeyedIntervalJoinExec => j }.head
+      assert(join.output.size == 7 && join.simpleString(100).contains("output: all columns"))
     }
   }
 

@@ -40,7 +40,9 @@ import rangejoin.execution.runtime.JoinMemory
  * inputs are hash-partitioned on the keys. Left rows stay where they are and come out in their
  * order, inner (rows with no answer dropped) or left outer (padded with NULLs).
  *
- * The fields are [[rangejoin.condition.AsOfCondition]]'s, Spark's expressions untouched.
+ * The fields are [[rangejoin.condition.AsOfCondition]]'s, Spark's expressions untouched, and
+ * `columns`: those a projection above keeps, which alone the node writes ([[ProjectedOutput]]),
+ * or `None` for all.
  */
 case class AsOfJoinExec(
     leftAsOf: Expression,
@@ -54,16 +56,18 @@ case class AsOfJoinExec(
     tolerance: Option[Long],
     joinType: JoinType,
     broadcast: Boolean,
+    columns: Option[Seq[Attribute]],
     left: SparkPlan,
     right: SparkPlan
 ) extends BinaryExecNode
+    with ProjectedOutput
     with JoinMetrics
     with ExplainFields {
   require(broadcast || leftKeys.nonEmpty, "An as-of join without equality keys broadcasts")
 
-  override def output: Seq[Attribute] = JoinOutput(joinType, left.output, right.output)
+  protected def joinOutput: Seq[Attribute] = JoinOutput(joinType, left.output, right.output)
 
-  override def outputPartitioning: Partitioning = left.outputPartitioning
+  override def outputPartitioning: Partitioning = projected(left.outputPartitioning)
 
   override def requiredChildDistribution: Seq[Distribution] =
     if (broadcast) UnspecifiedDistribution :: BroadcastDistribution(IdentityBroadcastMode) :: Nil
@@ -79,7 +83,8 @@ case class AsOfJoinExec(
     "Keys" -> ExplainFields.keys(leftKeys, rightKeys),
     "As-of condition" -> asOfCondition.sql,
     "Residual" -> residual.map(_.sql).getOrElse("None"),
-    "Right input" -> (if (broadcast) "broadcast" else "hash-partitioned on the keys")
+    "Right input" -> (if (broadcast) "broadcast" else "hash-partitioned on the keys"),
+    outputField
   )
 
   override protected def doExecute(): RDD[InternalRow] = {

@@ -55,6 +55,8 @@ import rangejoin.execution.runtime.{JoinMemory, StreamEmit}
  *
  * @param residual the conjuncts of the join's condition that neither the keys nor the interval
  *   decide
+ * @param columns the columns a projection above keeps, which alone the node writes
+ *   ([[ProjectedOutput]]), or `None` for all
  */
 case class KeyedIntervalJoinExec(
     leftKeys: Seq[Expression],
@@ -63,9 +65,11 @@ case class KeyedIntervalJoinExec(
     residual: Option[Expression],
     joinType: JoinType,
     broadcast: Boolean,
+    columns: Option[Seq[Attribute]],
     left: SparkPlan,
     right: SparkPlan
 ) extends BinaryExecNode
+    with ProjectedOutput
     with JoinMetrics
     with ExplainFields {
 
@@ -75,9 +79,9 @@ case class KeyedIntervalJoinExec(
   private def streamedKeys = if (pointIsLeft) leftKeys else rightKeys
   private def indexedKeys = if (pointIsLeft) rightKeys else leftKeys
 
-  override def output: Seq[Attribute] = JoinOutput(joinType, left.output, right.output)
+  protected def joinOutput: Seq[Attribute] = JoinOutput(joinType, left.output, right.output)
 
-  override def outputPartitioning: Partitioning = streamedPlan.outputPartitioning
+  override def outputPartitioning: Partitioning = projected(streamedPlan.outputPartitioning)
 
   override def requiredChildDistribution: Seq[Distribution] = {
     // Packed into one carrier row on the driver (in order of lower bound, rows with a NULL one
@@ -99,7 +103,8 @@ case class KeyedIntervalJoinExec(
     "Point in interval" -> interval.toString,
     "Residual" -> residual.map(_.sql).getOrElse("None"),
     "Interval input" -> (if (broadcast) "broadcast, indexed once per executor"
-                         else "hash-partitioned on the keys, indexed per task")
+                         else "hash-partitioned on the keys, indexed per task"),
+    outputField
   )
 
   override protected def doExecute(): RDD[InternalRow] = {
@@ -210,7 +215,7 @@ case class KeyedIntervalJoinExec(
   /** The flag an existence join outputs, else a placeholder that its output does not read. */
   private def flagAttribute: Attribute = joinType match {
     case ExistenceJoin(exists) => exists
-    case _ => output.last
+    case _ => joinOutput.last
   }
 
   override protected def withNewChildrenInternal(newLeft: SparkPlan, newRight: SparkPlan)

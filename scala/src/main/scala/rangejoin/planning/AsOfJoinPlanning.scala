@@ -111,29 +111,34 @@ final case class AcceptAsOfJoins(session: SparkSession) extends Rule[LogicalPlan
  * Plans a [[NearestMatchJoin]] as [[rangejoin.execution.AsOfJoinExec]]: the right input
  * broadcast when there are no equality keys or it is estimated at most
  * `spark.sql.autoBroadcastJoinThreshold` (under adaptive execution, on its runtime size), else
- * both inputs hash-partitioned on the keys.
+ * both inputs hash-partitioned on the keys. A projection directly above that only keeps columns
+ * ([[KeptColumns]]) is folded into the node, which then writes only those.
  */
 final case class AsOfJoinStrategy(session: SparkSession) extends SparkStrategy {
 
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
-    case j: NearestMatchJoin =>
-      AsOfJoinExec(
-        j.leftAsOf,
-        j.rightAsOf,
-        j.direction,
-        j.leftKeys,
-        j.rightKeys,
-        j.residual,
-        j.asOfCondition,
-        j.orderExpression,
-        j.tolerance,
-        j.joinType,
-        j.leftKeys.isEmpty || AsOfJoinStrategy.broadcastable(j.right, session),
-        planLater(j.left),
-        planLater(j.right)
-      ) :: Nil
+    case KeptColumns(columns, j: NearestMatchJoin) => exec(j, Some(columns)) :: Nil
+    case j: NearestMatchJoin => exec(j, None) :: Nil
     case _ => Nil
   }
+
+  private def exec(j: NearestMatchJoin, columns: Option[Seq[Attribute]]): AsOfJoinExec =
+    AsOfJoinExec(
+      j.leftAsOf,
+      j.rightAsOf,
+      j.direction,
+      j.leftKeys,
+      j.rightKeys,
+      j.residual,
+      j.asOfCondition,
+      j.orderExpression,
+      j.tolerance,
+      j.joinType,
+      j.leftKeys.isEmpty || AsOfJoinStrategy.broadcastable(j.right, session),
+      columns,
+      planLater(j.left),
+      planLater(j.right)
+    )
 }
 
 object AsOfJoinStrategy {

@@ -82,12 +82,24 @@ import rangejoin.execution.{
  * Once the condition is analysed, its inequalities are ordered so that the two that prune best
  * come first ([[DrivingInequalities]]): the operators drive with the first two.
  *
+ * A [[rangejoin.execution.KeyedIntervalJoinExec]] takes over a projection directly above it that
+ * only keeps columns ([[KeptColumns]]) and writes only those.
+ *
  * Each decline is logged with its reason: at WARN for a join that compares by order when
  * `spark.rangejoin.explainDeclines.enabled`, else at DEBUG.
  */
 case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with Logging {
 
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
+    // A keyed interval join writes its own rows: it takes over a projection above it that only
+    // keeps columns. Above any other join, or a declined one, Spark plans the projection and
+    // then the join (the case below, which logs a decline).
+    case KeptColumns(columns, join: Join) =>
+      RangeJoinConf.validate(SQLConf.get.getAllConfs)
+      decide(join) match {
+        case Right(keyed: KeyedIntervalJoinExec) => keyed.copy(columns = Some(columns)) :: Nil
+        case _ => Nil
+      }
     case join: Join =>
       RangeJoinConf.validate(SQLConf.get.getAllConfs)
       decide(join) match {
@@ -218,6 +230,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
               conjuncts.residuals.filterNot(interval.get.decided.contains).reduceOption(And),
               join.joinType,
               threshold >= 0 && indexed.stats.sizeInBytes <= threshold,
+              None,
               planLater(join.left),
               planLater(join.right)
             )
