@@ -9,7 +9,7 @@ import org.apache.spark.sql.types.DataType
 
 import rangejoin.config.RangeJoinConf
 import rangejoin.execution.{BroadcastRangeJoinExec, JoinMetric}
-import rangejoin.execution.broadcast.StableBroadcastExchangeExec
+import rangejoin.execution.broadcast.{StableBroadcastExchangeExec, StableBroadcasts}
 import rangejoin.execution.blocks.{KeyEncoder, LongKeyEncoder}
 
 /**
@@ -423,6 +423,42 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
             assert(refreshed._2 == 1, s"adaptive $adaptive: refreshed data is indexed again")
           } finally cached.unpersist()
         }
+      }
+    }
+  }
+
+  test("at most four broadcasts are kept, the least recently used dropped first") {
+    setUp()
+    val capacity = StableBroadcasts.Capacity
+    // Cached build inputs, each its own kept broadcast: one more than are kept.
+    val caches = (0 to capacity).map { i =>
+      val cached = spark.table("ranges").where(s"rid <> $i").cache()
+      cached.createOrReplaceTempView(s"kept_$i")
+      cached
+    }
+
+    /** The id of the broadcast that the join with input `i` reads. */
+    def broadcastId(i: Int): Long = {
+      val q = s"SELECT p.id, r.rid FROM points p JOIN kept_$i r ON p.v >= r.lo AND p.v < r.hi"
+      collect(spark.sql(q).queryExecution.executedPlan) { case e: StableBroadcastExchangeExec =>
+        e.executeBroadcast[Any]().id
+      }.head
+    }
+    withConf("spark.sql.adaptive.enabled" -> "false") {
+      broadcastOn {
+        try {
+          val first = (0 until capacity).map(broadcastId)
+          assert(first.distinct.size == capacity)
+          // Input 0 is used again, so input 1 becomes the least recently used, dropped by input 4.
+          assert(broadcastId(0) == first(0))
+          val last = broadcastId(capacity)
+          assert(!first.contains(last))
+          assert(broadcastId(1) != first(1), "the least recently used is broadcast anew")
+          // That drops input 2; inputs 0, 3 and 4 are still kept.
+          assert(broadcastId(0) == first(0) && broadcastId(3) == first(3))
+          assert(broadcastId(capacity) == last)
+          assert(broadcastId(2) != first(2))
+        } finally caches.foreach(_.unpersist())
       }
     }
   }
