@@ -59,7 +59,7 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
     else {
       val (regrouped, mapped) = chunked(order, budget)
       val rows = regrouped.select(mapped, 0, size, budget)
-      budget.free(regrouped.sizeInBytes)
+      budget.free(regrouped.sizeInBytes + 4L * mapped.length)
       rows
     }
 
@@ -69,12 +69,14 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
    * onto the copy. Reading rows in a random order from a large array misses the cache on almost
    * every row; this copy is written through one stream per chunk (at most `MaxChunks`,
    * [[bucketed]]), and a chunk (`ChunkRows` rows or more) is small enough to read in any order
-   * from the cache. The copy is allocated from `budget`.
+   * from the cache. The copy and the mapped order are allocated from `budget`, and so are, while
+   * the copy is made, two more index arrays of `size` each.
    */
   def chunked(order: Array[Int], budget: HeapBudget): (PackedRows, Array[Int]) = {
     val n = size
     val chunkRows = math.max(PackedRows.ChunkRows, n / PackedRows.MaxChunks)
     val chunks = (n + chunkRows - 1) / chunkRows
+    budget.allocate(12L * n)
     val position = new Array[Int](n) // row -> its position in `order`
     var k = 0
     while (k < n) { position(order(k)) = k; k += 1 }
@@ -86,6 +88,7 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
     val mapped = chunkOf // no longer read: reused for `order` mapped onto the copy
     i = 0
     while (i < n) { mapped(position(i)) = moved(i); i += 1 }
+    budget.free(8L * n) // `position` and `moved`
     (copy, mapped)
   }
 
