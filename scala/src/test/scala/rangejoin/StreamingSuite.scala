@@ -188,7 +188,13 @@ class StreamingSuite extends RangeJoinTestBase {
   }
 
   test("a stream-stream join with watermarks stays Spark's and answers as without the plugin") {
-    def streamStream(): (Seq[String], SparkPlan) = {
+    // A window, all columns kept; a point in an interval with an open end (a keyed interval join
+    // in batch), two columns kept by a projection that the join must not take over.
+    val joins = Seq(
+      "ak = bk AND at BETWEEN bt - INTERVAL 3 SECONDS AND bt + INTERVAL 3 SECONDS" -> Nil,
+      "ak = bk AND at >= bt AND (at < be OR be IS NULL)" -> Seq("av", "bv")
+    )
+    def streamStream(condition: String, kept: Seq[String]): (Seq[String], SparkPlan) = {
       val (a, b) = (
         MemoryStream[Long](Encoders.scalaLong, spark.sqlContext),
         MemoryStream[Long](Encoders.scalaLong, spark.sqlContext)
@@ -196,14 +202,11 @@ class StreamingSuite extends RangeJoinTestBase {
       def events(s: MemoryStream[Long], p: String) = s.toDF().selectExpr(
         s"value % 5 AS ${p}k",
         s"timestamp_seconds(value) AS ${p}t",
+        s"IF(value % 7 = 0, NULL, timestamp_seconds(value + 4)) AS ${p}e",
         s"value AS ${p}v"
       ).withWatermark(s"${p}t", "10 seconds")
-      val joined = events(a, "a").join(
-        events(b, "b"),
-        org.apache.spark.sql.functions.expr(
-          "ak = bk AND at BETWEEN bt - INTERVAL 3 SECONDS AND bt + INTERVAL 3 SECONDS"
-        )
-      )
+      val both = events(a, "a").join(events(b, "b"), org.apache.spark.sql.functions.expr(condition))
+      val joined = if (kept.isEmpty) both else both.select(kept.head, kept.tail: _*)
       val query = joined.writeStream.format("memory").queryName("stream_stream").start()
       try {
         for (i <- 0 until 4) {
@@ -215,11 +218,14 @@ class StreamingSuite extends RangeJoinTestBase {
         (multiset(spark.table("stream_stream")), plan.executedPlan)
       } finally query.stop()
     }
-    val (rows, plan) = streamStream()
-    assert(rangeJoins(plan).isEmpty, plan)
-    assert(collect(plan) { case j: StreamingSymmetricHashJoinExec => j }.size == 1, plan)
-    val vanilla = withConf(RangeJoinConf.Enabled.key -> "false")(streamStream()._1)
-    assert(rows == vanilla)
-    assert(rows.nonEmpty)
+    for ((condition, kept) <- joins) {
+      val (rows, plan) = streamStream(condition, kept)
+      assert(rangeJoins(plan).isEmpty, plan)
+      assert(collect(plan) { case j: StreamingSymmetricHashJoinExec => j }.size == 1, plan)
+      val vanilla =
+        withConf(RangeJoinConf.Enabled.key -> "false")(streamStream(condition, kept)._1)
+      assert(rows == vanilla)
+      assert(rows.nonEmpty)
+    }
   }
 }

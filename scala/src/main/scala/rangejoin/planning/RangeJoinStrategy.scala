@@ -93,8 +93,9 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     // A keyed interval join writes its own rows: it takes over a projection above it that only
     // keeps columns. Above any other join, or a declined one, Spark plans the projection and
-    // then the join (the case below, which logs a decline).
-    case KeptColumns(columns, join: Join) =>
+    // then the join (the case below, which logs a decline). A join of two streams is left to
+    // Spark's stateful join, whose strategy only sees the join itself.
+    case KeptColumns(columns, join: Join) if !(join.left.isStreaming && join.right.isStreaming) =>
       RangeJoinConf.validate(SQLConf.get.getAllConfs)
       decide(join) match {
         case Right(keyed: KeyedIntervalJoinExec) => keyed.copy(columns = Some(columns)) :: Nil
