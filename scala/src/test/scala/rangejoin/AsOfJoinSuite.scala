@@ -129,7 +129,8 @@ class AsOfJoinSuite extends RangeJoinTestBase {
       Seq("inner", "left")(rnd.nextInt(2)),
       keyed = rnd.nextInt(4) != 0,
       residual = rnd.nextInt(3) == 0,
-      // A third keep two columns, which the join then writes alone.
+      // A third keep two columns, which the join then writes alone (not the nearest joins that
+      // compare distances, which compute theirs).
       keptColumns = if (seed % 3 == 0) Seq("rid", "id") else Nil
     )
   }
