@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.{
   Expression,
   GenericInternalRow,
   JoinedRow,
+  Murmur3Hash,
   Predicate,
   UnsafeProjection,
   UnsafeRow
@@ -84,10 +85,16 @@ case class KeyedIntervalJoinExec(
   override def outputPartitioning: Partitioning = projected(streamedPlan.outputPartitioning)
 
   override def requiredChildDistribution: Seq[Distribution] = {
-    // Packed into one carrier row on the driver (in order of lower bound, rows with a NULL one
-    // left out), which ships and reads as a few arrays instead of one object per row.
-    lazy val indexed =
-      BroadcastDistribution(SortedRowsBroadcastMode.of(Seq(interval.lower), indexedPlan.output))
+    // Packed into one carrier row on the driver, which ships and reads as a few arrays instead of
+    // one object per row. In order of a hash of the keys, then of lower bound (rows with a NULL
+    // one left out): each key's rows together and in order, which the index keeps as they are.
+    lazy val indexed = BroadcastDistribution(
+      SortedRowsBroadcastMode.of(
+        Seq(new Murmur3Hash(indexedKeys), interval.lower),
+        indexedPlan.output,
+        thenBySecond = true
+      )
+    )
     if (!broadcast) ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
     else if (pointIsLeft) UnspecifiedDistribution :: indexed :: Nil
     else indexed :: UnspecifiedDistribution :: Nil

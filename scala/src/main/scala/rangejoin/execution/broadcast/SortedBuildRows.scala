@@ -13,7 +13,8 @@ import rangejoin.local.RadixSort
 /**
  * The build input of a broadcast range join as it is broadcast: its rows whose leading keys are
  * all non-NULL, packed back to back in ascending order of the first key's code (equal codes in
- * the order the rows arrived), with the codes of the one or two leading keys in the same order.
+ * the order the rows arrived, or in ascending order of the second key's code when packed so),
+ * with the codes of the one or two leading keys in the same order.
  *
  * Rows with a NULL key are left out: a NULL never satisfies an inequality, and the build input's
  * rows are never output unmatched (the join types that broadcast it preserve the other input).
@@ -75,9 +76,15 @@ object SortedBuildRows {
    * @param keys the one or two leading keys, bound to the build input's columns; each has a
    *             64-bit code ([[BroadcastRangeIndex.indexable]])
    * @param expectedRows how many rows the input holds, if known (0 if not): the arrays' first size
+   * @param thenBySecond whether rows with equal first codes are sorted on the second key's
    */
-  def pack(input: Iterator[InternalRow], numFields: Int, keys: Seq[Expression], expectedRows: Int)
-      : SortedBuildRows = {
+  def pack(
+      input: Iterator[InternalRow],
+      numFields: Int,
+      keys: Seq[Expression],
+      expectedRows: Int,
+      thenBySecond: Boolean = false
+  ): SortedBuildRows = {
     val rowKeys = new RowKeys(keys)
     val codes = keys.map(k => BroadcastRangeIndex.code(k.dataType)).toArray
     val kept = new PackedRows.Builder(numFields, HeapBudget.Unaccounted, initialRows = expectedRows)
@@ -95,12 +102,30 @@ object SortedBuildRows {
       }
     }
     val unsorted = kept.result(trim = false)
-    val x = RadixSort.sort(columns.head.result())
+    val first = columns.head.result()
+    val second = columns.lift(1).map(_.result())
+    val x = second match {
+      case Some(codes) if thenBySecond => lexicographic(first, codes)
+      case _ => RadixSort.sort(first)
+    }
     new SortedBuildRows(
       unsorted.permuted(x.order, HeapBudget.Unaccounted),
       x.keys,
-      columns.lift(1).map(c => RadixSort.gather(c.result(), x.order))
+      second.map(RadixSort.gather(_, x.order))
     )
+  }
+
+  /**
+   * The order of rows by `first`, then `second`: sorted on `second`, then stably on `first`, so
+   * that rows with equal `first` keep the order of `second`. Its keys are `first`'s, sorted.
+   */
+  private def lexicographic(first: Array[Long], second: Array[Long]): RadixSort.Sorted = {
+    val bySecond = RadixSort.sortedIndices(second)
+    val byFirst = RadixSort.sort(RadixSort.gather(first, bySecond))
+    val order = byFirst.order
+    var k = 0
+    while (k < order.length) { order(k) = bySecond(order(k)); k += 1 }
+    RadixSort.Sorted(order, byFirst.keys)
   }
 
   /** The rows a carrier made by [[SortedBuildRows#toCarrier]] holds. */

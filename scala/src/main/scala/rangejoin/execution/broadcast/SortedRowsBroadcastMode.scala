@@ -12,25 +12,40 @@ import org.apache.spark.sql.catalyst.plans.physical.BroadcastMode
  *
  * @param numFields the build input's column count
  * @param keys the build input's sides of the indexed inequalities, bound to its columns
+ * @param thenBySecond whether rows with equal first keys are sorted on the second
  */
-final case class SortedRowsBroadcastMode(numFields: Int, keys: Seq[Expression])
-    extends BroadcastMode {
+final case class SortedRowsBroadcastMode(
+    numFields: Int,
+    keys: Seq[Expression],
+    thenBySecond: Boolean = false
+) extends BroadcastMode {
 
   override def transform(rows: Array[InternalRow]): Array[InternalRow] =
     transform(rows.iterator, Some(rows.length.toLong))
 
-  override def transform(rows: Iterator[InternalRow], sizeHint: Option[Long]): Array[InternalRow] =
-    Array(SortedBuildRows.pack(rows, numFields, keys, sizeHint.fold(0)(_.toInt)).toCarrier)
+  override def transform(
+      rows: Iterator[InternalRow],
+      sizeHint: Option[Long]
+  ): Array[InternalRow] = {
+    val expectedRows = sizeHint.fold(0)(_.toInt)
+    Array(SortedBuildRows.pack(rows, numFields, keys, expectedRows, thenBySecond).toCarrier)
+  }
 
   override def canonicalized: BroadcastMode = copy(keys = keys.map(_.canonicalized))
 
   // As the broadcast exchange's EXPLAIN line shows it.
-  override def toString: String = s"SortedRowsBroadcastMode(sorted on ${keys.mkString(", ")})"
+  override def toString: String =
+    s"SortedRowsBroadcastMode(sorted on ${keys.mkString(if (thenBySecond) ", then " else ", ")})"
 }
 
 object SortedRowsBroadcastMode {
 
   /** The mode that sorts rows of `input` on `keys`, expressions over its attributes. */
-  def of(keys: Seq[Expression], input: Seq[Attribute]): SortedRowsBroadcastMode =
-    SortedRowsBroadcastMode(input.size, keys.map(BindReferences.bindReference(_, input)))
+  def of(keys: Seq[Expression], input: Seq[Attribute], thenBySecond: Boolean = false)
+      : SortedRowsBroadcastMode =
+    SortedRowsBroadcastMode(
+      input.size,
+      keys.map(BindReferences.bindReference(_, input)),
+      thenBySecond
+    )
 }

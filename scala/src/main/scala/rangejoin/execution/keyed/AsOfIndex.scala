@@ -77,7 +77,9 @@ object AsOfIndex {
 
   /**
    * Indexes `rows`: copied into one packed array, then put in [[GroupedOrder]] (O(n) after the
-   * hashing of the keys).
+   * hashing of the keys). Rows that arrive in that order already, each key's rows together and
+   * in ascending order of code (a broadcast sorted so on the driver, a table stored so), are
+   * kept as they arrived: neither sorted nor copied again.
    *
    * @param keyOf the rows' equality keys (an empty row when there are none: one group)
    * @param keyTypes their types
@@ -98,6 +100,9 @@ object AsOfIndex {
     var codes = new Array[Long](1024)
     var groupOf = new Array[Int](1024)
     var n = 0
+    // Groups are numbered in order of first appearance, so the rows are grouped and in order
+    // while each row's group is its predecessor's with a code at least as large, or a new one.
+    var inOrder = true
     val toUnsafe = UnsafeProjection.create(types.toArray)
     while (rows.hasNext) {
       val row = rows.next()
@@ -109,6 +114,8 @@ object AsOfIndex {
         }
         codes(n) = asOf.code
         groupOf(n) = groups.getOrAdd(key)
+        inOrder &&= n == 0 || groupOf(n) > groupOf(n - 1) ||
+          (groupOf(n) == groupOf(n - 1) && codes(n) >= codes(n - 1))
         n += 1
         packed += (row match {
           case unsafe: UnsafeRow => unsafe
@@ -117,14 +124,22 @@ object AsOfIndex {
       }
     }
     groups.seal()
-    val unsorted = java.util.Arrays.copyOf(codes, n)
-    budget.allocate(24L * n)
-    val (order, starts) = GroupedOrder(unsorted, java.util.Arrays.copyOf(groupOf, n), groups.size)
-    new AsOfIndex(
-      groups,
-      starts,
-      RadixSort.gather(unsorted, order),
-      packed.result().permuted(order, budget)
-    )
+    if (inOrder) {
+      budget.allocate(8L * n + 4L * (groups.size + 1))
+      val starts = new Array[Int](groups.size + 1)
+      var i = 0
+      while (i < n) { starts(groupOf(i) + 1) = i + 1; i += 1 }
+      new AsOfIndex(groups, starts, java.util.Arrays.copyOf(codes, n), packed.result())
+    } else {
+      val unsorted = java.util.Arrays.copyOf(codes, n)
+      budget.allocate(24L * n)
+      val (order, starts) = GroupedOrder(unsorted, java.util.Arrays.copyOf(groupOf, n), groups.size)
+      new AsOfIndex(
+        groups,
+        starts,
+        RadixSort.gather(unsorted, order),
+        packed.result().permuted(order, budget)
+      )
+    }
   }
 }

@@ -15,7 +15,8 @@ import rangejoin.execution.blocks.KeyEncoder
 /**
  * The broadcast form of a broadcast range join's build input: what the driver packs must reach a
  * task, through Java serialization as the broadcast does it, as the rows with non-NULL keys in
- * ascending order of the first key's code, ties in arrival order, each with its keys' codes.
+ * ascending order of the first key's code, ties in arrival order (or in order of the second key,
+ * when sorted on both), each with its keys' codes.
  */
 class SortedBuildRowsSuite extends AnyFunSuite {
 
@@ -40,14 +41,18 @@ class SortedBuildRowsSuite extends AnyFunSuite {
     SortedBuildRows.fromCarrier(shipped.head.asInstanceOf[UnsafeRow])
   }
 
-  private def check(rows: Seq[UnsafeRow], keyOrdinals: Seq[Int]): Unit = {
+  private def check(rows: Seq[UnsafeRow], keyOrdinals: Seq[Int], thenBySecond: Boolean = false)
+      : Unit = {
     val keys = keyOrdinals.map(i => BoundReference(i, types(i), nullable = true))
-    val mode = SortedRowsBroadcastMode(types.size, keys)
+    val mode = SortedRowsBroadcastMode(types.size, keys, thenBySecond)
     val built = roundTrip(mode.transform(rows.iterator, None).head.asInstanceOf[UnsafeRow])
     val codes = keys.map(k => BroadcastRangeIndex.code(k.dataType))
-    val expected = rows
-      .filter(r => keyOrdinals.forall(i => !r.isNullAt(i)))
-      .sortBy(r => codes.head(r, keyOrdinals.head)) // stable: ties in arrival order
+    val kept = rows.filter(r => keyOrdinals.forall(i => !r.isNullAt(i)))
+    // Stable sorts: ties in arrival order.
+    val expected =
+      if (thenBySecond)
+        kept.sortBy(r => (codes.head(r, keyOrdinals.head), codes(1)(r, keyOrdinals(1))))
+      else kept.sortBy(r => codes.head(r, keyOrdinals.head))
     val reuse = new UnsafeRow(types.size)
     assert(built.rows.size == expected.size)
     expected.zipWithIndex.foreach { case (row, i) =>
@@ -65,6 +70,11 @@ class SortedBuildRowsSuite extends AnyFunSuite {
     "two keys: the second key's codes follow the rows, a NULL in either key leaves the row out"
   ) {
     (1 to 5).foreach(seed => check(randomRows(seed, 300), Seq(1, 3)))
+  }
+
+  test("two keys, sorted on both: ties of the first key in order of the second, then of arrival") {
+    (1 to 5).foreach(seed => check(randomRows(seed, 300), Seq(1, 3), thenBySecond = true))
+    check(randomRows(8, 20000), Seq(1, 3), thenBySecond = true)
   }
 
   test("many rows: the sorted copy goes through a chunked copy and comes out the same") {
