@@ -12,7 +12,8 @@ import org.apache.spark.sql.catalyst.expressions.{
   Murmur3Hash,
   Predicate,
   UnsafeProjection,
-  UnsafeRow
+  UnsafeRow,
+  XxHash64
 }
 import org.apache.spark.sql.catalyst.plans.{ExistenceJoin, JoinType}
 import org.apache.spark.sql.catalyst.plans.physical.{
@@ -24,6 +25,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{
 }
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.types.{ByteType, DateType, IntegerType, ShortType}
 
 import rangejoin.condition.PointInInterval
 import rangejoin.execution.blocks.{HeapBudget, InjectedFailures}
@@ -86,11 +88,12 @@ case class KeyedIntervalJoinExec(
 
   override def requiredChildDistribution: Seq[Distribution] = {
     // Packed into one carrier row on the driver, which ships and reads as a few arrays instead of
-    // one object per row. In order of a hash of the keys, then of lower bound (rows with a NULL
-    // one left out): each key's rows together and in order, which the index keeps as they are.
+    // one object per row. In order of a hash of the keys, then of lower bound (rows whose lower
+    // bound is NULL left out, unless it is an open end): each key's rows together and in order,
+    // which the index keeps as they are.
     lazy val indexed = BroadcastDistribution(
       SortedRowsBroadcastMode.of(
-        Seq(new Murmur3Hash(indexedKeys), interval.lower),
+        Seq(keysHash, interval.lower),
         indexedPlan.output,
         thenBySecond = true
       )
@@ -98,6 +101,17 @@ case class KeyedIntervalJoinExec(
     if (!broadcast) ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
     else if (pointIsLeft) UnspecifiedDistribution :: indexed :: Nil
     else indexed :: UnspecifiedDistribution :: Nil
+  }
+
+  /**
+   * The hash of the indexed keys that the broadcast is sorted on first. Two keys with one hash
+   * whose intervals interleave cost each executor a sort of the index, never an answer, so the
+   * hash keeps distinct keys apart: Murmur3 is a bijection on one key of 32 bits or fewer, and
+   * other keys take 64 bits of xxHash64.
+   */
+  private def keysHash: Expression = indexedKeys.map(_.dataType) match {
+    case Seq(ByteType | ShortType | IntegerType | DateType) => new Murmur3Hash(indexedKeys)
+    case _ => new XxHash64(indexedKeys)
   }
 
   override protected def reportedMetrics: Seq[JoinMetric] =

@@ -76,7 +76,7 @@ object SortedBuildRows {
    * @param keys the one or two leading keys, bound to the build input's columns; each has a
    *             64-bit code ([[BroadcastRangeIndex.indexable]])
    * @param expectedRows how many rows the input holds, if known (0 if not): the arrays' first size
-   * @param thenBySecond whether rows with equal first codes are sorted on the second key's
+   * @param thenBySecond whether rows with equal first codes are sorted on the second key's codes
    */
   def pack(
       input: Iterator[InternalRow],

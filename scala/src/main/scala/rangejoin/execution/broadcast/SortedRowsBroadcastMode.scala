@@ -11,7 +11,8 @@ import org.apache.spark.sql.catalyst.plans.physical.BroadcastMode
  * handle the rows one object at a time.
  *
  * @param numFields the build input's column count
- * @param keys the build input's sides of the indexed inequalities, bound to its columns
+ * @param keys the build input's sides of the indexed inequalities (or, for a keyed interval
+ *   join, a hash of its keys and its lower bound), bound to its columns
  * @param thenBySecond whether rows with equal first keys are sorted on the second
  */
 final case class SortedRowsBroadcastMode(
