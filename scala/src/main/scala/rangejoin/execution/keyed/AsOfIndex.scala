@@ -124,20 +124,21 @@ object AsOfIndex {
       }
     }
     groups.seal()
+    val keptCodes = java.util.Arrays.copyOf(codes, n)
     if (inOrder) {
       budget.allocate(8L * n + 4L * (groups.size + 1))
       val starts = new Array[Int](groups.size + 1)
       var i = 0
       while (i < n) { starts(groupOf(i) + 1) = i + 1; i += 1 }
-      new AsOfIndex(groups, starts, java.util.Arrays.copyOf(codes, n), packed.result())
+      new AsOfIndex(groups, starts, keptCodes, packed.result())
     } else {
-      val unsorted = java.util.Arrays.copyOf(codes, n)
       budget.allocate(24L * n)
-      val (order, starts) = GroupedOrder(unsorted, java.util.Arrays.copyOf(groupOf, n), groups.size)
+      val (order, starts) =
+        GroupedOrder(keptCodes, java.util.Arrays.copyOf(groupOf, n), groups.size)
       new AsOfIndex(
         groups,
         starts,
-        RadixSort.gather(unsorted, order),
+        RadixSort.gather(keptCodes, order),
         packed.result().permuted(order, budget)
       )
     }
