@@ -140,8 +140,12 @@ class AsOfJoinSuite extends RangeJoinTestBase {
     val df = query.run()
     val actual = multiset(df)
     val plan = df.queryExecution.executedPlan
-    val found = collect(plan) { case j: AsOfJoinExec => j.broadcast }
-    assert(found == broadcast.toSeq, s"$query\n$plan")
+    val joins = collect(plan) { case j: AsOfJoinExec => j }
+    assert(joins.map(_.broadcast) == broadcast.toSeq, s"$query\n$plan")
+    // Broadcast, the driver sorted the right rows: the executor indexes them as they are.
+    for (j <- joins if j.broadcast) {
+      assert(j.metrics(JoinMetric.IndexRowsSorted.key).value == 0, s"$query\n$plan")
+    }
     val expected = withConf(RangeJoinConf.Enabled.key -> "false") {
       val vanilla = query.run()
       assert(collect(vanilla.queryExecution.executedPlan) { case j: AsOfJoinExec => j }.isEmpty)

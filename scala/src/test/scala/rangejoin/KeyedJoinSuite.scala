@@ -2,10 +2,11 @@ package rangejoin
 
 import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
 import org.apache.spark.sql.execution.ProjectExec
+import org.apache.spark.sql.functions.expr
 import org.apache.spark.sql.internal.SQLConf
 
 import rangejoin.config.RangeJoinConf
-import rangejoin.execution.{KeyClusteredJoinExec, KeyedIntervalJoinExec}
+import rangejoin.execution.{JoinMetric, KeyClusteredJoinExec, KeyedIntervalJoinExec}
 
 /**
  * Joins with equality keys plus inequalities: SlidingWindowJoinExec for a window on one
@@ -165,6 +166,26 @@ class KeyedJoinSuite extends RangeJoinTestBase {
             assert(checkOperator(shape(pointRight), Some("KeyedIntervalJoin")) > 500)
           }
         }
+      }
+    }
+  }
+
+  test("broadcast versions, sorted on the driver, are indexed as they arrive") {
+    facts("f", 900, 20, 41, "int")
+    versions("d", 2000, 20, 42, "int")
+    spark.table("f").createOrReplaceTempView("l")
+    // The versions in random order: each executor would have to sort them itself.
+    spark.table("d").orderBy(expr("hash(id, 7)")).localCheckpoint().createOrReplaceTempView("r")
+    val condition = "l.k = r.k AND l.p >= r.s AND (l.p < r.e OR r.e IS NULL)"
+    for (threshold <- Seq("32m", "-1")) {
+      withConf(RangeJoinConf.KeyedIntervalBroadcastThreshold.key -> threshold) {
+        val query = s"SELECT l.id, r.id FROM l JOIN r ON $condition"
+        val (rows, plan) = checkOperatorPlan(query, Some("KeyedIntervalJoin"))
+        assert(rows > 500)
+        val join = collect(plan) { case j: KeyedIntervalJoinExec => j }.head
+        val sorted = join.metrics(JoinMetric.IndexRowsSorted.key).value
+        assert(join.broadcast == (threshold != "-1"))
+        assert(if (join.broadcast) sorted == 0 else sorted > 1000, s"$sorted rows sorted")
       }
     }
   }

@@ -1,5 +1,6 @@
 package rangejoin.execution
 
+import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
@@ -17,7 +18,6 @@ import org.apache.spark.sql.catalyst.plans.physical.{
   BroadcastDistribution,
   ClusteredDistribution,
   Distribution,
-  IdentityBroadcastMode,
   Partitioning,
   UnspecifiedDistribution
 }
@@ -25,7 +25,8 @@ import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.execution.metric.SQLMetric
 
 import rangejoin.condition.{AsOfCondition, AsOfDirection}
-import rangejoin.execution.blocks.InjectedFailures
+import rangejoin.execution.blocks.{HeapBudget, InjectedFailures}
+import rangejoin.execution.broadcast.{PerCarrier, SortedBuildRows, SortedRowsBroadcastMode}
 import rangejoin.execution.keyed.{AsOfIndex, AsOfProbe, AsOfSearch, AsOfValue, KeyGroupMemory}
 import rangejoin.execution.runtime.JoinMemory
 
@@ -36,9 +37,11 @@ import rangejoin.execution.runtime.JoinMemory
  * ([[keyed.AsOfSearch]], where the walk's invariants are). O((n + m) log m) where Spark's
  * rewrite joins every distinct left as-of value with every right row.
  *
- * The right input is broadcast when `broadcast` (always without equality keys), else both
- * inputs are hash-partitioned on the keys. Left rows stay where they are and come out in their
- * order, inner (rows with no answer dropped) or left outer (padded with NULLs).
+ * The right input is broadcast when `broadcast` (always without equality keys), sorted on the
+ * driver by key and as-of value, and each executor indexes it once, shared by its tasks; else
+ * both inputs are hash-partitioned on the keys and each task indexes its part of the right rows.
+ * Left rows stay where they are and come out in their order, inner (rows with no answer dropped)
+ * or left outer (padded with NULLs).
  *
  * The fields are [[rangejoin.condition.AsOfCondition]]'s, Spark's expressions untouched, and
  * `columns`: those a projection above keeps, which alone the node writes ([[ProjectedOutput]]),
@@ -70,11 +73,20 @@ case class AsOfJoinExec(
   override def outputPartitioning: Partitioning = projected(left.outputPartitioning)
 
   override def requiredChildDistribution: Seq[Distribution] =
-    if (broadcast) UnspecifiedDistribution :: BroadcastDistribution(IdentityBroadcastMode) :: Nil
-    else ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
+    if (broadcast) {
+      // Packed into one carrier row on the driver, each key's rows together and in order, which
+      // the index keeps as they are.
+      val sorted = SortedRowsBroadcastMode.grouped(rightKeys, rightAsOf, right.output)
+      UnspecifiedDistribution :: BroadcastDistribution(sorted) :: Nil
+    } else ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
 
   override protected def reportedMetrics: Seq[JoinMetric] =
-    Seq(JoinMetric.NumOutputRows, JoinMetric.FullSearches, JoinMetric.PeakMemory)
+    Seq(
+      JoinMetric.NumOutputRows,
+      JoinMetric.FullSearches,
+      JoinMetric.IndexRowsSorted,
+      JoinMetric.PeakMemory
+    ) ++ (if (broadcast) Seq(JoinMetric.IndexBuilds) else Nil)
 
   protected def explainFields: Seq[(String, String)] = Seq(
     "Join type" -> joinType.toString,
@@ -83,7 +95,8 @@ case class AsOfJoinExec(
     "Keys" -> ExplainFields.keys(leftKeys, rightKeys),
     "As-of condition" -> asOfCondition.sql,
     "Residual" -> residual.map(_.sql).getOrElse("None"),
-    "Right input" -> (if (broadcast) "broadcast" else "hash-partitioned on the keys"),
+    "Right input" -> (if (broadcast) "broadcast, indexed once per executor"
+                      else "hash-partitioned on the keys, indexed per task"),
     outputField
   )
 
@@ -95,13 +108,52 @@ case class AsOfJoinExec(
       metric(JoinMetric.FullSearches),
       metric(JoinMetric.NumOutputRows)
     )
+    val sorted = metric(JoinMetric.IndexRowsSorted)
     if (broadcast) {
-      val rights = right.executeBroadcast[Array[InternalRow]]()
-      left.execute().mapPartitions(rows => join(rows, rights.value.iterator, metrics))
+      val carrier = right.executeBroadcast[Array[InternalRow]]()
+      val builds = metric(JoinMetric.IndexBuilds)
+      left.execute().mapPartitions { rows =>
+        join(rows, _ => sharedIndex(carrier, builds, sorted), metrics)
+      }
     } else {
-      left.execute().zipPartitions(right.execute())(join(_, _, metrics))
+      left.execute().zipPartitions(right.execute()) { (lefts, rights) =>
+        join(lefts, buildIndex(rights, _, sorted), metrics)
+      }
     }
   }
+
+  /** The index of the broadcast right rows: built by the executor's first task, then shared. */
+  private def sharedIndex(
+      carrier: Broadcast[Array[InternalRow]],
+      builds: SQLMetric,
+      sorted: SQLMetric
+  ): AsOfIndex =
+    PerCarrier(carrier.value, ("as-of", rightKeys, rightAsOf)) {
+      builds += 1
+      val rows = SortedBuildRows.carriedRows(carrier.value.head.asInstanceOf[UnsafeRow])
+      val keyTypes = rightKeys.map(_.dataType)
+      sortCounted(
+        AsOfIndex.build(rows, rightKeyOf, keyTypes, rightValue, HeapBudget.Unaccounted),
+        sorted
+      )
+    }
+
+  private def buildIndex(rows: Iterator[InternalRow], budget: HeapBudget, sorted: SQLMetric)
+      : AsOfIndex = {
+    val types = right.output.map(_.dataType)
+    sortCounted(
+      AsOfIndex.build(rows, rightKeyOf, rightKeys.map(_.dataType), rightValue, types, budget),
+      sorted
+    )
+  }
+
+  private def sortCounted(index: AsOfIndex, sorted: SQLMetric): AsOfIndex = {
+    sorted += index.sortedRows
+    index
+  }
+
+  private def rightKeyOf = UnsafeProjection.create(rightKeys, right.output)
+  private def rightValue = new AsOfValue(BindReferences.bindReference(rightAsOf, right.output))
 
   private case class TaskMetrics(
       peakMemory: SQLMetric,
@@ -109,10 +161,13 @@ case class AsOfJoinExec(
       numOutputRows: SQLMetric
   )
 
-  /** One task: index the right rows, then answer each left row. */
+  /**
+   * One task: the left rows through the index `indexOf` gives, whose memory (and that of the left
+   * batches) the task reserves.
+   */
   private def join(
       lefts: Iterator[InternalRow],
-      rights: Iterator[InternalRow],
+      indexOf: HeapBudget => AsOfIndex,
       metrics: TaskMetrics
   ): Iterator[InternalRow] = {
     InjectedFailures.failFirstAttempt()
@@ -120,14 +175,7 @@ case class AsOfJoinExec(
     val both = left.output ++ right.output.map(_.withNullability(true))
     def bindBoth(e: Expression) = BindReferences.bindReference(e, both)
     val memory = new KeyGroupMemory(JoinMemory.forTask(metrics.peakMemory))
-    val index = AsOfIndex.build(
-      rights,
-      UnsafeProjection.create(rightKeys, right.output),
-      rightKeys.map(_.dataType),
-      new AsOfValue(BindReferences.bindReference(rightAsOf, right.output)),
-      right.output.map(_.dataType),
-      memory
-    )
+    val index = indexOf(memory)
     val search = new AsOfSearch(
       direction,
       Predicate.create(bindBoth(asOfCondition)),

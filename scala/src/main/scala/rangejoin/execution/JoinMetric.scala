@@ -43,6 +43,11 @@ object JoinMetric {
         "indexBuilds",
         SQLMetrics.createMetric(_, "indexes built (one per executor and broadcast)")
       )
+  case object IndexRowsSorted
+      extends JoinMetric(
+        "indexRowsSorted",
+        SQLMetrics.createMetric(_, "index rows sorted by the executor (0: they arrived in order)")
+      )
   case object PeakMemory
       extends JoinMetric("peakMemory", SQLMetrics.createSizeMetric(_, "peak memory"))
 }

@@ -9,11 +9,9 @@ import org.apache.spark.sql.catalyst.expressions.{
   Expression,
   GenericInternalRow,
   JoinedRow,
-  Murmur3Hash,
   Predicate,
   UnsafeProjection,
-  UnsafeRow,
-  XxHash64
+  UnsafeRow
 }
 import org.apache.spark.sql.catalyst.plans.{ExistenceJoin, JoinType}
 import org.apache.spark.sql.catalyst.plans.physical.{
@@ -25,10 +23,10 @@ import org.apache.spark.sql.catalyst.plans.physical.{
 }
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.execution.metric.SQLMetric
-import org.apache.spark.sql.types.{ByteType, DateType, IntegerType, ShortType}
 
 import rangejoin.condition.PointInInterval
 import rangejoin.execution.blocks.{HeapBudget, InjectedFailures}
+import rangejoin.execution.blocks.HeapBudget.Unaccounted
 import rangejoin.execution.broadcast.{PerCarrier, SortedBuildRows, SortedRowsBroadcastMode}
 import rangejoin.execution.keyed.{
   AsOfValue,
@@ -92,31 +90,20 @@ case class KeyedIntervalJoinExec(
     // bound is NULL left out, unless it is an open end): each key's rows together and in order,
     // which the index keeps as they are.
     lazy val indexed = BroadcastDistribution(
-      SortedRowsBroadcastMode.of(
-        Seq(keysHash, interval.lower),
-        indexedPlan.output,
-        thenBySecond = true
-      )
+      SortedRowsBroadcastMode.grouped(indexedKeys, interval.lower, indexedPlan.output)
     )
     if (!broadcast) ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
     else if (pointIsLeft) UnspecifiedDistribution :: indexed :: Nil
     else indexed :: UnspecifiedDistribution :: Nil
   }
 
-  /**
-   * The hash of the indexed keys that the broadcast is sorted on first. Two keys with one hash
-   * whose intervals interleave cost each executor a sort of the index, never an answer, so the
-   * hash keeps distinct keys apart: Murmur3 is a bijection on one key of 32 bits or fewer, and
-   * other keys take 64 bits of xxHash64.
-   */
-  private def keysHash: Expression = indexedKeys.map(_.dataType) match {
-    case Seq(ByteType | ShortType | IntegerType | DateType) => new Murmur3Hash(indexedKeys)
-    case _ => new XxHash64(indexedKeys)
-  }
-
   override protected def reportedMetrics: Seq[JoinMetric] =
-    Seq(JoinMetric.NumOutputRows, JoinMetric.CandidatesWalked, JoinMetric.PeakMemory) ++
-      (if (broadcast) Seq(JoinMetric.IndexBuilds) else Nil)
+    Seq(
+      JoinMetric.NumOutputRows,
+      JoinMetric.CandidatesWalked,
+      JoinMetric.IndexRowsSorted,
+      JoinMetric.PeakMemory
+    ) ++ (if (broadcast) Seq(JoinMetric.IndexBuilds) else Nil)
 
   protected def explainFields: Seq[(String, String)] = Seq(
     "Join type" -> joinType.toString,
@@ -136,16 +123,17 @@ case class KeyedIntervalJoinExec(
       metric(JoinMetric.NumOutputRows),
       metric(JoinMetric.PeakMemory)
     )
+    val sorted = metric(JoinMetric.IndexRowsSorted)
     if (broadcast) {
       val carrier = indexedPlan.executeBroadcast[Array[InternalRow]]()
       val builds = metric(JoinMetric.IndexBuilds)
       streamedPlan.execute().mapPartitions { rows =>
-        join(rows, _ => sharedIndex(carrier, builds), metrics)
+        join(rows, _ => sharedIndex(carrier, builds, sorted), metrics)
       }
     } else {
       left.execute().zipPartitions(right.execute()) { (l, r) =>
         val (streamed, indexed) = if (pointIsLeft) (l, r) else (r, l)
-        join(streamed, buildIndex(indexed, _), metrics)
+        join(streamed, buildIndex(indexed, _, sorted), metrics)
       }
     }
   }
@@ -153,27 +141,41 @@ case class KeyedIntervalJoinExec(
   private case class TaskMetrics(walked: SQLMetric, numOutputRows: SQLMetric, peakMemory: SQLMetric)
 
   /** The index of the broadcast intervals: built by the executor's first task, then shared. */
-  private def sharedIndex(carrier: Broadcast[Array[InternalRow]], builds: SQLMetric)
-      : IntervalIndex =
+  private def sharedIndex(
+      carrier: Broadcast[Array[InternalRow]],
+      builds: SQLMetric,
+      sorted: SQLMetric
+  ): IntervalIndex =
     PerCarrier(carrier.value, ("intervals", indexedKeys, interval)) {
       builds += 1
-      val rows = SortedBuildRows.fromCarrier(carrier.value.head.asInstanceOf[UnsafeRow]).rows
-      val row = new UnsafeRow(rows.numFields)
-      buildIndex(Iterator.range(0, rows.size).map(rows.row(_, row)), HeapBudget.Unaccounted)
+      val rows = SortedBuildRows.carriedRows(carrier.value.head.asInstanceOf[UnsafeRow])
+      val keyTypes = indexedKeys.map(_.dataType)
+      sortCounted(
+        IntervalIndex.build(rows, indexedKeyOf, keyTypes, lowerBound, upperBound, Unaccounted),
+        sorted
+      )
     }
 
-  private def buildIndex(rows: Iterator[InternalRow], budget: HeapBudget): IntervalIndex = {
-    val attributes = indexedPlan.output
-    IntervalIndex.build(
-      rows,
-      UnsafeProjection.create(indexedKeys, attributes),
-      indexedKeys.map(_.dataType),
-      bound(interval.lowerColumn, isLower = true, interval.lowerStrict, interval.lowerOpen),
-      bound(interval.upperColumn, isLower = false, interval.upperStrict, interval.upperOpen),
-      attributes.map(_.dataType),
-      budget
+  private def buildIndex(rows: Iterator[InternalRow], budget: HeapBudget, sorted: SQLMetric)
+      : IntervalIndex = {
+    val keyTypes = indexedKeys.map(_.dataType)
+    val types = indexedPlan.output.map(_.dataType)
+    sortCounted(
+      IntervalIndex.build(rows, indexedKeyOf, keyTypes, lowerBound, upperBound, types, budget),
+      sorted
     )
   }
+
+  private def sortCounted(index: IntervalIndex, sorted: SQLMetric): IntervalIndex = {
+    sorted += index.byLower.sortedRows
+    index
+  }
+
+  private def indexedKeyOf = UnsafeProjection.create(indexedKeys, indexedPlan.output)
+  private def lowerBound =
+    bound(interval.lowerColumn, isLower = true, interval.lowerStrict, interval.lowerOpen)
+  private def upperBound =
+    bound(interval.upperColumn, isLower = false, interval.upperStrict, interval.upperOpen)
 
   private def bound(column: Attribute, isLower: Boolean, strict: Boolean, open: Boolean) = {
     val value = new AsOfValue(BindReferences.bindReference(column, indexedPlan.output))

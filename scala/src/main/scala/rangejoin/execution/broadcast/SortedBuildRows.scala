@@ -105,7 +105,7 @@ object SortedBuildRows {
     val first = columns.head.result()
     val second = columns.lift(1).map(_.result())
     val x = second match {
-      case Some(codes) if thenBySecond => lexicographic(first, codes)
+      case Some(seconds) if thenBySecond => lexicographic(first, seconds)
       case _ => RadixSort.sort(first)
     }
     new SortedBuildRows(
@@ -131,15 +131,21 @@ object SortedBuildRows {
   /** The rows a carrier made by [[SortedBuildRows#toCarrier]] holds. */
   def fromCarrier(carrier: UnsafeRow): SortedBuildRows = {
     val n = carrier.getInt(RowCount)
-    def ints(ordinal: Int, length: Int) =
-      readArray(carrier, ordinal, new Array[Int](length), Platform.INT_ARRAY_OFFSET, 4L * length)
     def longs(ordinal: Int) =
       readArray(carrier, ordinal, new Array[Long](n), Platform.LONG_ARRAY_OFFSET, 8L * n)
     new SortedBuildRows(
-      new PackedRows(carrier.getInt(NumFields), carrier.getBinary(Data), ints(Offsets, n + 1)),
+      carriedRows(carrier),
       longs(XCodes),
       if (carrier.isNullAt(YCodes)) None else Some(longs(YCodes))
     )
+  }
+
+  /** The rows of a carrier made by [[SortedBuildRows#toCarrier]], without their codes. */
+  def carriedRows(carrier: UnsafeRow): PackedRows = {
+    val n = carrier.getInt(RowCount)
+    val offsets =
+      readArray(carrier, Offsets, new Array[Int](n + 1), Platform.INT_ARRAY_OFFSET, 4L * (n + 1))
+    new PackedRows(carrier.getInt(NumFields), carrier.getBinary(Data), offsets)
   }
 
   private def roundUp(bytes: Long): Long = (bytes + 7) & ~7L

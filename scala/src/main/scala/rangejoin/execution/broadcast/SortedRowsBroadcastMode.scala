@@ -1,8 +1,15 @@
 package rangejoin.execution.broadcast
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  BindReferences,
+  Expression,
+  Murmur3Hash,
+  XxHash64
+}
 import org.apache.spark.sql.catalyst.plans.physical.BroadcastMode
+import org.apache.spark.sql.types.{ByteType, DateType, IntegerType, ShortType}
 
 /**
  * How Spark's broadcast exchange builds a broadcast range join's relation from the collected
@@ -12,7 +19,8 @@ import org.apache.spark.sql.catalyst.plans.physical.BroadcastMode
  *
  * @param numFields the build input's column count
  * @param keys the build input's sides of the indexed inequalities (or, for a keyed interval
- *   join, a hash of its keys and its lower bound), bound to its columns
+ *   join or an as-of join, a hash of its keys and the value each key's rows are ordered on),
+ *   bound to its columns
  * @param thenBySecond whether rows with equal first keys are sorted on the second
  */
 final case class SortedRowsBroadcastMode(
@@ -49,4 +57,25 @@ object SortedRowsBroadcastMode {
       keys.map(BindReferences.bindReference(_, input)),
       thenBySecond
     )
+
+  /**
+   * The mode that puts the rows of `input` with equal `keys` together, in ascending order of
+   * `order` (equal values in the order they arrived): sorted on a hash of the keys, then on
+   * `order`; on `order` alone without keys. An index that groups rows by key keeps them as they
+   * arrive in this order (`rangejoin.execution.keyed.AsOfIndex`). Rows whose `order` is NULL are
+   * left out.
+   *
+   * Two keys with one hash whose rows interleave cost each executor a sort of the index, never an
+   * answer, so the hash keeps distinct keys apart: Murmur3 is a bijection on one key of 32 bits or
+   * fewer, and other keys take 64 bits of xxHash64.
+   */
+  def grouped(keys: Seq[Expression], order: Expression, input: Seq[Attribute])
+      : SortedRowsBroadcastMode =
+    if (keys.isEmpty) of(Seq(order), input)
+    else of(Seq(keysHash(keys), order), input, thenBySecond = true)
+
+  private def keysHash(keys: Seq[Expression]): Expression = keys.map(_.dataType) match {
+    case Seq(ByteType | ShortType | IntegerType | DateType) => new Murmur3Hash(keys)
+    case _ => new XxHash64(keys)
+  }
 }

@@ -53,12 +53,15 @@ final class AsOfValue(value: Expression) extends RowCode {
  * Rows with a NULL key or a NULL as-of value are left out: `NULL = k` and every comparison with
  * a NULL as-of value are never true, and Spark's `min_by` ignores the NULL distance of the one
  * condition that accepts them (nearest, exact matches, no tolerance: `true`).
+ *
+ * @param sortedRows the rows the build put in order: 0 when they arrived in order
  */
 final class AsOfIndex private (
     groups: GroupIds,
     starts: Array[Int],
     val codes: Array[Long],
-    val rows: PackedRows
+    val rows: PackedRows,
+    val sortedRows: Int
 ) {
 
   /** The group of rows whose keys are `key`, or -1 if none. */
@@ -77,9 +80,7 @@ object AsOfIndex {
 
   /**
    * Indexes `rows`: copied into one packed array, then put in [[GroupedOrder]] (O(n) after the
-   * hashing of the keys). Rows that arrive in that order already, each key's rows together and
-   * in ascending order of code (a broadcast sorted so on the driver, a table stored so), are
-   * kept as they arrived: neither sorted nor copied again.
+   * hashing of the keys), unless they arrive in that order already ([[Scan]]).
    *
    * @param keyOf the rows' equality keys (an empty row when there are none: one group)
    * @param keyTypes their types
@@ -94,20 +95,66 @@ object AsOfIndex {
       types: Seq[DataType],
       budget: HeapBudget
   ): AsOfIndex = {
-    val groups = GroupIds.forKeys(keyTypes)
+    val scan = new Scan(keyOf, keyTypes, asOf)
     val packed = new PackedRows.Builder(types.size, budget)
+    val toUnsafe = UnsafeProjection.create(types.toArray)
+    rows.foreach { row =>
+      if (scan.keeps(row)) packed += (row match {
+        case unsafe: UnsafeRow => unsafe
+        case other => toUnsafe(other)
+      })
+    }
+    scan.index(packed.result(), budget)
+  }
+
+  /**
+   * Indexes packed `rows` as [[build]] does, without copying them when they are in order already
+   * and none is left out (a broadcast sorted so on the driver): the index then holds `rows`.
+   */
+  def build(
+      rows: PackedRows,
+      keyOf: UnsafeProjection,
+      keyTypes: Seq[DataType],
+      asOf: RowCode,
+      budget: HeapBudget
+  ): AsOfIndex = {
+    val scan = new Scan(keyOf, keyTypes, asOf)
+    val kept = new Array[Int](rows.size)
+    val row = new UnsafeRow(rows.numFields)
+    var i = 0
+    while (i < rows.size) {
+      if (scan.keeps(rows.row(i, row))) kept(scan.size - 1) = i
+      i += 1
+    }
+    scan.index(
+      if (scan.size == rows.size) rows else rows.select(kept, 0, scan.size, budget),
+      budget
+    )
+  }
+
+  /**
+   * The codes and key groups of the rows kept, read one row at a time, and whether they arrived
+   * grouped and in order: each key's rows together and in ascending order of code (a broadcast
+   * sorted so on the driver, a table stored so). Such rows are indexed as they arrived, neither
+   * sorted nor copied again.
+   */
+  private final class Scan(keyOf: UnsafeProjection, keyTypes: Seq[DataType], asOf: RowCode) {
+    private val groups = GroupIds.forKeys(keyTypes)
     // Primitive arrays grown by hand: an ArrayBuilder[Long] or [Int] boxes every element.
-    var codes = new Array[Long](1024)
-    var groupOf = new Array[Int](1024)
-    var n = 0
+    private var codes = new Array[Long](1024)
+    private var groupOf = new Array[Int](1024)
+    private var n = 0
     // Groups are numbered in order of first appearance, so the rows are grouped and in order
     // while each row's group is its predecessor's with a code at least as large, or a new one.
-    var inOrder = true
-    val toUnsafe = UnsafeProjection.create(types.toArray)
-    while (rows.hasNext) {
-      val row = rows.next()
+    private var inOrder = true
+
+    /** The rows kept so far. */
+    def size: Int = n
+
+    /** Reads `row`: whether it is kept (its keys are not NULL and it has a code). */
+    def keeps(row: InternalRow): Boolean = {
       val key = keyOf(row)
-      if (!key.anyNull && asOf.of(row)) {
+      !key.anyNull && asOf.of(row) && {
         if (n == codes.length) {
           codes = java.util.Arrays.copyOf(codes, 2 * n)
           groupOf = java.util.Arrays.copyOf(groupOf, 2 * n)
@@ -117,30 +164,27 @@ object AsOfIndex {
         inOrder &&= n == 0 || groupOf(n) > groupOf(n - 1) ||
           (groupOf(n) == groupOf(n - 1) && codes(n) >= codes(n - 1))
         n += 1
-        packed += (row match {
-          case unsafe: UnsafeRow => unsafe
-          case other => toUnsafe(other)
-        })
+        true
       }
     }
-    groups.seal()
-    val keptCodes = java.util.Arrays.copyOf(codes, n)
-    if (inOrder) {
-      budget.allocate(8L * n + 4L * (groups.size + 1))
-      val starts = new Array[Int](groups.size + 1)
-      var i = 0
-      while (i < n) { starts(groupOf(i) + 1) = i + 1; i += 1 }
-      new AsOfIndex(groups, starts, keptCodes, packed.result())
-    } else {
-      budget.allocate(24L * n)
-      val (order, starts) =
-        GroupedOrder(keptCodes, java.util.Arrays.copyOf(groupOf, n), groups.size)
-      new AsOfIndex(
-        groups,
-        starts,
-        RadixSort.gather(keptCodes, order),
-        packed.result().permuted(order, budget)
-      )
+
+    /** The index of `rows`, the rows kept in the order they were read. */
+    def index(rows: PackedRows, budget: HeapBudget): AsOfIndex = {
+      groups.seal()
+      val keptCodes = java.util.Arrays.copyOf(codes, n)
+      if (inOrder) {
+        budget.allocate(8L * n + 4L * (groups.size + 1))
+        val starts = new Array[Int](groups.size + 1)
+        var i = 0
+        while (i < n) { starts(groupOf(i) + 1) = i + 1; i += 1 }
+        new AsOfIndex(groups, starts, keptCodes, rows, sortedRows = 0)
+      } else {
+        budget.allocate(24L * n)
+        val (order, starts) =
+          GroupedOrder(keptCodes, java.util.Arrays.copyOf(groupOf, n), groups.size)
+        val sorted = rows.permuted(order, budget)
+        new AsOfIndex(groups, starts, RadixSort.gather(keptCodes, order), sorted, sortedRows = n)
+      }
     }
   }
 }

@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.types.DataType
 
-import rangejoin.execution.blocks.HeapBudget
+import rangejoin.execution.blocks.{HeapBudget, PackedRows}
 
 /**
  * One bound of an interval, read from a row as the inclusive code of the points it admits: a
@@ -95,17 +95,37 @@ object IntervalIndex {
       types: Seq[DataType],
       budget: HeapBudget
   ): IntervalIndex = {
-    val nonEmpty = new RowCode {
-      def of(row: InternalRow): Boolean =
-        lower.of(row) && upper.of(row) && lower.code <= upper.code
-      def code: Long = lower.code
-    }
-    val byLower = AsOfIndex.build(rows, keyOf, keyTypes, nonEmpty, types, budget)
+    val byLower = AsOfIndex.build(rows, keyOf, keyTypes, admitsAPoint(lower, upper), types, budget)
+    withUppers(byLower, upper, budget)
+  }
+
+  /** Indexes packed `rows` as [[build]] does, without copying rows that are in order already. */
+  def build(
+      rows: PackedRows,
+      keyOf: UnsafeProjection,
+      keyTypes: Seq[DataType],
+      lower: IntervalBound,
+      upper: IntervalBound,
+      budget: HeapBudget
+  ): IntervalIndex = {
+    val byLower = AsOfIndex.build(rows, keyOf, keyTypes, admitsAPoint(lower, upper), budget)
+    withUppers(byLower, upper, budget)
+  }
+
+  /** An interval's lower code, read only from intervals that admit a point. */
+  private def admitsAPoint(lower: IntervalBound, upper: IntervalBound): RowCode = new RowCode {
+    def of(row: InternalRow): Boolean =
+      lower.of(row) && upper.of(row) && lower.code <= upper.code
+    def code: Long = lower.code
+  }
+
+  private def withUppers(byLower: AsOfIndex, upper: IntervalBound, budget: HeapBudget)
+      : IntervalIndex = {
     val n = byLower.codes.length
     budget.allocate(16L * n)
     val uppers = new Array[Long](n)
     val reach = new Array[Long](n)
-    val row = new UnsafeRow(types.size)
+    val row = new UnsafeRow(byLower.rows.numFields)
     var g = 0
     while (g < byLower.numGroups) {
       var running = Long.MinValue

@@ -7,12 +7,13 @@ import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjecti
 import org.apache.spark.sql.types.{DataType, LongType}
 import org.scalatest.funsuite.AnyFunSuite
 
-import rangejoin.execution.blocks.CountingBudget
+import rangejoin.execution.blocks.{CountingBudget, HeapBudget, PackedRows}
 
 /**
  * AsOfIndex.build groups rows by key, each group in ascending order of code (equal codes in the
- * order the rows arrived), whatever order they arrive in; rows that arrive grouped and in order
- * are indexed without the sort and the copy that puts them so.
+ * order the rows arrived), whatever order they arrive in, streamed or packed; rows that arrive
+ * grouped and in order are indexed without the sort and the copy that puts them so, and packed
+ * rows of which none is left out are not copied at all.
  */
 class AsOfIndexSuite extends AnyFunSuite {
 
@@ -30,26 +31,45 @@ class AsOfIndexSuite extends AnyFunSuite {
     random.shuffle(withNulls).zipWithIndex.map { case ((k, v), id) => (id.toLong, k, v) }
   }
 
+  private def unsafeRows(arriving: Seq[(Long, Any, Any)]) =
+    arriving.iterator.map { case (id, k, v) => toUnsafe(InternalRow(id, k, v)).copy() }
+
+  private val asOf = new AsOfValue(BoundReference(2, LongType, nullable = true))
+
+  private def packed(arriving: Seq[(Long, Any, Any)]): PackedRows = {
+    val builder = new PackedRows.Builder(types.size, HeapBudget.Unaccounted)
+    unsafeRows(arriving).foreach(builder += _)
+    builder.result()
+  }
+
   /** Each key's rows in the index, as (code, id) in the index's order; and the bytes it held. */
   private def indexed(arriving: Seq[(Long, Any, Any)]) = {
     val budget = new CountingBudget()
-    val index = AsOfIndex.build(
-      arriving.iterator.map { case (id, k, v) => toUnsafe(InternalRow(id, k, v)).copy() },
-      keyOf,
-      Seq(LongType),
-      new AsOfValue(BoundReference(2, LongType, nullable = true)),
-      types,
-      budget
-    )
+    val index =
+      AsOfIndex.build(unsafeRows(arriving), keyOf, Seq(LongType), asOf, types, budget)
+    (groupsOf(index), budget.peak)
+  }
+
+  /** As [[indexed]], from the rows packed, and the index. */
+  private def indexedPacked(arriving: Seq[(Long, Any, Any)]) = {
+    val budget = new CountingBudget()
+    val index = AsOfIndex.build(packed(arriving), keyOf, Seq(LongType), asOf, budget)
+    (groupsOf(index), budget.peak, index)
+  }
+
+  private def groupsOf(index: AsOfIndex) = {
     val row = new UnsafeRow(types.size)
-    val byKey = (0L until 40L).map { k =>
+    (0L until 40L).map { k =>
       val g = index.group(keyOf(InternalRow(0L, k, 0L)))
       k -> (if (g < 0) Nil
             else (index.start(g) until index.end(g)).map(i =>
               (index.codes(i), index.rows.row(i, row).getLong(0))
             ))
-    }
-    (byKey.toMap, budget.peak)
+    }.toMap
+  }
+
+  private def inOrder(arriving: Seq[(Long, Any, Any)]) = arriving.sortBy { case (id, k, v) =>
+    (Option(k).map(_.asInstanceOf[Long]), Option(v).map(_.asInstanceOf[Long]), id)
   }
 
   /** What the index must hold: per key, its rows with a value, by value then arrival. */
@@ -64,9 +84,7 @@ class AsOfIndexSuite extends AnyFunSuite {
   }
 
   test("rows that arrive grouped and in order are kept as they are, without another copy") {
-    val ordered = rows.sortBy { case (id, k, v) =>
-      (Option(k).map(_.asInstanceOf[Long]), Option(v).map(_.asInstanceOf[Long]), id)
-    }
+    val ordered = inOrder(rows)
     val (byKey, peak) = indexed(ordered)
     assert(byKey == expected(ordered))
     val (_, shuffledPeak) = indexed(rows)
@@ -83,5 +101,29 @@ class AsOfIndexSuite extends AnyFunSuite {
     val (byKeyDescending, descendingPeak) = indexed(descending)
     assert(byKeyDescending == expected(descending))
     assert(descendingPeak == shuffledPeak)
+  }
+
+  test("packed rows in any order give the index that streamed rows give") {
+    for (arriving <- Seq(rows, inOrder(rows))) {
+      val (byKey, _, _) = indexedPacked(arriving)
+      assert(byKey == expected(arriving))
+    }
+  }
+
+  test("packed rows in order, none left out, are the index's rows: not copied") {
+    val complete = inOrder(rows.filter { case (_, k, v) => k != null && v != null })
+    val inPlace = packed(complete)
+    val budget = new CountingBudget()
+    val index = AsOfIndex.build(inPlace, keyOf, Seq(LongType), asOf, budget)
+    assert(index.rows eq inPlace)
+    assert(groupsOf(index) == expected(complete))
+    // Only the codes and the group starts.
+    assert(budget.peak == 8L * complete.size + 4L * 41)
+    // With rows left out (NULL keys or values), or out of order, the index holds a copy.
+    val (withNulls, _, copied) = indexedPacked(inOrder(rows))
+    assert(withNulls == expected(rows))
+    assert(copied.rows.size == complete.size)
+    val (_, _, sorted) = indexedPacked(complete.reverse)
+    assert(!(sorted.rows eq inPlace) && sorted.rows.size == complete.size)
   }
 }
