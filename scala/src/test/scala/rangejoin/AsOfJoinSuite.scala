@@ -135,16 +135,21 @@ class AsOfJoinSuite extends RangeJoinTestBase {
     )
   }
 
-  /** Asserts `query` runs as AsOfJoinExec (`broadcast` or not) with the vanilla answer. */
-  private def check(query: Query, broadcast: Option[Boolean]): Int = {
+  /**
+   * Asserts `query` runs as AsOfJoinExec (`broadcast` or not) with the vanilla answer; returns its
+   * rows and the rows its indexes sorted.
+   */
+  private def check(query: Query, broadcast: Option[Boolean]): Checked = {
     val df = query.run()
     val actual = multiset(df)
     val plan = df.queryExecution.executedPlan
     val joins = collect(plan) { case j: AsOfJoinExec => j }
     assert(joins.map(_.broadcast) == broadcast.toSeq, s"$query\n$plan")
+    def metric(j: AsOfJoinExec, m: JoinMetric) = j.metrics(m.key).value
     // Broadcast, the driver sorted the right rows: the executor indexes them as they are.
     for (j <- joins if j.broadcast) {
-      assert(j.metrics(JoinMetric.IndexRowsSorted.key).value == 0, s"$query\n$plan")
+      assert(metric(j, JoinMetric.IndexBuilds) >= 1, s"$query\n$plan")
+      assert(metric(j, JoinMetric.IndexRowsSorted) == 0, s"$query\n$plan")
     }
     val expected = withConf(RangeJoinConf.Enabled.key -> "false") {
       val vanilla = query.run()
@@ -152,8 +157,10 @@ class AsOfJoinSuite extends RangeJoinTestBase {
       multiset(vanilla)
     }
     assert(actual == expected, s"$query\nplan:\n$plan")
-    actual.size
+    Checked(actual.size, joins.map(metric(_, JoinMetric.IndexRowsSorted)).sum)
   }
+
+  private case class Checked(rows: Int, rowsSorted: Long)
 
   /** 48 random queries; `make fuzz` runs a tenth of its count, each query costing more. */
   private val random = RandomQueries.fromEnv(count = 48, firstSeed = 0L, fuzzShare = 0.1)
@@ -163,6 +170,7 @@ class AsOfJoinSuite extends RangeJoinTestBase {
       "hash-partitioned, the seeds taking the ANSI and codegen modes in turn"
   ) {
     var rows = 0
+    var shuffledRowsSorted = 0L
     for (seed <- random.seeds) {
       val query = randomQuery(seed)
       val shuffled = seed % 2 == 1 && query.keyed
@@ -170,11 +178,17 @@ class AsOfJoinSuite extends RangeJoinTestBase {
       val mode = SessionMode.of(seed)
       withConf(mode.confs :+ (SQLConf.AUTO_BROADCASTJOIN_THRESHOLD.key -> threshold): _*) {
         withClue(s"seed $seed ($mode): ") {
-          rows += check(query, Some(!shuffled))
+          val checked = check(query, Some(!shuffled))
+          rows += checked.rows
+          if (shuffled) shuffledRowsSorted += checked.rowsSorted
         }
       }
     }
     assert(rows > 30 * random.count, rows)
+    // The right rows arrive from the shuffle in no order: hash-partitioned tasks sort them.
+    if (random.seeds.exists(s => s % 2 == 1 && randomQuery(s).keyed)) {
+      assert(shuffledRowsSorted > 0)
+    }
   }
 
   test("an as-of join writes only the columns a projection above it keeps") {

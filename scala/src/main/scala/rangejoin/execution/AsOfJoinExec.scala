@@ -26,13 +26,14 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 
 import rangejoin.condition.{AsOfCondition, AsOfDirection}
 import rangejoin.execution.blocks.{HeapBudget, InjectedFailures}
+import rangejoin.execution.blocks.HeapBudget.Unaccounted
 import rangejoin.execution.broadcast.{PerCarrier, SortedBuildRows, SortedRowsBroadcastMode}
 import rangejoin.execution.keyed.{AsOfIndex, AsOfProbe, AsOfSearch, AsOfValue, KeyGroupMemory}
 import rangejoin.execution.runtime.JoinMemory
 
 /**
  * Spark's as-of join (`joinAsOf`, pandas-on-Spark `merge_asof`) as a nearest-match search:
- * each task indexes its right rows by key and as-of value ([[keyed.AsOfIndex]]), and each left
+ * the right rows are indexed by key and as-of value ([[keyed.AsOfIndex]]), and each left
  * row walks its key's rows outward from its own as-of value until the first that qualifies
  * ([[keyed.AsOfSearch]], where the walk's invariants are). O((n + m) log m) where Spark's
  * rewrite joins every distinct left as-of value with every right row.
@@ -76,8 +77,8 @@ case class AsOfJoinExec(
     if (broadcast) {
       // Packed into one carrier row on the driver, each key's rows together and in order, which
       // the index keeps as they are.
-      val sorted = SortedRowsBroadcastMode.grouped(rightKeys, rightAsOf, right.output)
-      UnspecifiedDistribution :: BroadcastDistribution(sorted) :: Nil
+      val mode = SortedRowsBroadcastMode.grouped(rightKeys, rightAsOf, right.output)
+      UnspecifiedDistribution :: BroadcastDistribution(mode) :: Nil
     } else ClusteredDistribution(leftKeys) :: ClusteredDistribution(rightKeys) :: Nil
 
   override protected def reportedMetrics: Seq[JoinMetric] =
@@ -108,16 +109,16 @@ case class AsOfJoinExec(
       metric(JoinMetric.FullSearches),
       metric(JoinMetric.NumOutputRows)
     )
-    val sorted = metric(JoinMetric.IndexRowsSorted)
+    val rowsSorted = metric(JoinMetric.IndexRowsSorted)
     if (broadcast) {
       val carrier = right.executeBroadcast[Array[InternalRow]]()
       val builds = metric(JoinMetric.IndexBuilds)
       left.execute().mapPartitions { rows =>
-        join(rows, _ => sharedIndex(carrier, builds, sorted), metrics)
+        join(rows, _ => sharedIndex(carrier, builds, rowsSorted), metrics)
       }
     } else {
       left.execute().zipPartitions(right.execute()) { (lefts, rights) =>
-        join(lefts, buildIndex(rights, _, sorted), metrics)
+        join(lefts, buildIndex(rights, _, rowsSorted), metrics)
       }
     }
   }
@@ -126,32 +127,33 @@ case class AsOfJoinExec(
   private def sharedIndex(
       carrier: Broadcast[Array[InternalRow]],
       builds: SQLMetric,
-      sorted: SQLMetric
+      rowsSorted: SQLMetric
   ): AsOfIndex =
     PerCarrier(carrier.value, ("as-of", rightKeys, rightAsOf)) {
       builds += 1
       val rows = SortedBuildRows.carriedRows(carrier.value.head.asInstanceOf[UnsafeRow])
       val keyTypes = rightKeys.map(_.dataType)
       sortCounted(
-        AsOfIndex.build(rows, rightKeyOf, keyTypes, rightValue, HeapBudget.Unaccounted),
-        sorted
+        AsOfIndex.build(rows, rightKeyOf, keyTypes, rightValue, Unaccounted),
+        rowsSorted
       )
     }
 
-  private def buildIndex(rows: Iterator[InternalRow], budget: HeapBudget, sorted: SQLMetric)
+  private def buildIndex(rows: Iterator[InternalRow], budget: HeapBudget, rowsSorted: SQLMetric)
       : AsOfIndex = {
     val types = right.output.map(_.dataType)
     sortCounted(
       AsOfIndex.build(rows, rightKeyOf, rightKeys.map(_.dataType), rightValue, types, budget),
-      sorted
+      rowsSorted
     )
   }
 
-  private def sortCounted(index: AsOfIndex, sorted: SQLMetric): AsOfIndex = {
-    sorted += index.sortedRows
+  private def sortCounted(index: AsOfIndex, rowsSorted: SQLMetric): AsOfIndex = {
+    rowsSorted += index.sortedRows
     index
   }
 
+  // New objects on each call: projections and as-of values keep state, one per index build.
   private def rightKeyOf = UnsafeProjection.create(rightKeys, right.output)
   private def rightValue = new AsOfValue(BindReferences.bindReference(rightAsOf, right.output))
 
@@ -162,8 +164,8 @@ case class AsOfJoinExec(
   )
 
   /**
-   * One task: the left rows through the index `indexOf` gives, whose memory (and that of the left
-   * batches) the task reserves.
+   * One task: the left rows through the index `indexOf` gives, given the task's memory to reserve
+   * from (a shared broadcast index reserves none of it); the left batches reserve from it too.
    */
   private def join(
       lefts: Iterator[InternalRow],

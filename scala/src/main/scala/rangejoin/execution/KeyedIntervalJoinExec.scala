@@ -123,17 +123,17 @@ case class KeyedIntervalJoinExec(
       metric(JoinMetric.NumOutputRows),
       metric(JoinMetric.PeakMemory)
     )
-    val sorted = metric(JoinMetric.IndexRowsSorted)
+    val rowsSorted = metric(JoinMetric.IndexRowsSorted)
     if (broadcast) {
       val carrier = indexedPlan.executeBroadcast[Array[InternalRow]]()
       val builds = metric(JoinMetric.IndexBuilds)
       streamedPlan.execute().mapPartitions { rows =>
-        join(rows, _ => sharedIndex(carrier, builds, sorted), metrics)
+        join(rows, _ => sharedIndex(carrier, builds, rowsSorted), metrics)
       }
     } else {
       left.execute().zipPartitions(right.execute()) { (l, r) =>
         val (streamed, indexed) = if (pointIsLeft) (l, r) else (r, l)
-        join(streamed, buildIndex(indexed, _, sorted), metrics)
+        join(streamed, buildIndex(indexed, _, rowsSorted), metrics)
       }
     }
   }
@@ -144,7 +144,7 @@ case class KeyedIntervalJoinExec(
   private def sharedIndex(
       carrier: Broadcast[Array[InternalRow]],
       builds: SQLMetric,
-      sorted: SQLMetric
+      rowsSorted: SQLMetric
   ): IntervalIndex =
     PerCarrier(carrier.value, ("intervals", indexedKeys, interval)) {
       builds += 1
@@ -152,25 +152,26 @@ case class KeyedIntervalJoinExec(
       val keyTypes = indexedKeys.map(_.dataType)
       sortCounted(
         IntervalIndex.build(rows, indexedKeyOf, keyTypes, lowerBound, upperBound, Unaccounted),
-        sorted
+        rowsSorted
       )
     }
 
-  private def buildIndex(rows: Iterator[InternalRow], budget: HeapBudget, sorted: SQLMetric)
+  private def buildIndex(rows: Iterator[InternalRow], budget: HeapBudget, rowsSorted: SQLMetric)
       : IntervalIndex = {
     val keyTypes = indexedKeys.map(_.dataType)
     val types = indexedPlan.output.map(_.dataType)
     sortCounted(
       IntervalIndex.build(rows, indexedKeyOf, keyTypes, lowerBound, upperBound, types, budget),
-      sorted
+      rowsSorted
     )
   }
 
-  private def sortCounted(index: IntervalIndex, sorted: SQLMetric): IntervalIndex = {
-    sorted += index.byLower.sortedRows
+  private def sortCounted(index: IntervalIndex, rowsSorted: SQLMetric): IntervalIndex = {
+    rowsSorted += index.sortedRows
     index
   }
 
+  // New objects on each call: projections and bounds keep state, one per index build.
   private def indexedKeyOf = UnsafeProjection.create(indexedKeys, indexedPlan.output)
   private def lowerBound =
     bound(interval.lowerColumn, isLower = true, interval.lowerStrict, interval.lowerOpen)
@@ -183,8 +184,9 @@ case class KeyedIntervalJoinExec(
   }
 
   /**
-   * One task: the streamed rows through the index `indexOf` gives, whose memory (and that of the
-   * streamed batches) the task reserves.
+   * One task: the streamed rows through the index `indexOf` gives, given the task's memory to
+   * reserve from (a shared broadcast index reserves none of it); the streamed batches reserve from
+   * it too.
    */
   private def join(
       streamed: Iterator[InternalRow],

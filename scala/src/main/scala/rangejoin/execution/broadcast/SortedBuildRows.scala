@@ -21,7 +21,8 @@ import rangejoin.local.RadixSort
  *
  * It travels as one [[UnsafeRow]] (the "carrier", [[toCarrier]]) with six fields: the rows'
  * field count, the row count, the packed rows' bytes, their offsets (4 bytes each), the first
- * key's codes and the second key's (8 bytes each; NULL with one key). Spark's broadcast exchange
+ * key's codes and the second key's (8 bytes each; NULL with one key, and both NULL in a carrier
+ * of the rows alone, for readers that need only their order). Spark's broadcast exchange
  * ships only hashed relations or arrays of unsafe rows; an array of the build rows themselves is
  * Java-serialized one object at a time, a cost paid on every row, while one row of a
  * few large byte ranges is written and read as whole arrays.
@@ -33,17 +34,20 @@ import rangejoin.local.RadixSort
 final class SortedBuildRows(val rows: PackedRows, val x: Array[Long], val y: Option[Array[Long]]) {
   require(x.length == rows.size && y.forall(_.length == rows.size), "one code per row and key")
 
-  /** This as one unsafe row, which the broadcast ships. */
-  def toCarrier: UnsafeRow = {
+  /** This as one unsafe row, which the broadcast ships; without the codes unless `withCodes`. */
+  def toCarrier(withCodes: Boolean): UnsafeRow = {
     import SortedBuildRows._
     val n = rows.size
     val dataBytes = rows.offsets(n)
-    val payload = roundUp(dataBytes) + roundUp(4L * (n + 1)) + 8L * n * (1 + y.size)
+    val codeBytes = if (withCodes) 8L * n * (1 + y.size) else 0L
+    val payload = roundUp(dataBytes) + roundUp(4L * (n + 1)) + codeBytes
     require(
       payload <= PackedRows.MaxBytes - 128,
-      s"A broadcast range join's build input holds $payload bytes; at most " +
+      s"A range join's broadcast input holds $payload bytes; at most " +
         s"${PackedRows.MaxBytes - 128} can be broadcast in one piece. Lower " +
-        "spark.sql.autoBroadcastJoinThreshold or drop the BROADCAST hint to shuffle it instead."
+        "spark.sql.autoBroadcastJoinThreshold (for a keyed interval join, " +
+        "spark.rangejoin.keyedIntervalJoin.broadcastThreshold) or drop the BROADCAST hint to " +
+        "shuffle it instead."
     )
     val writer = new UnsafeRowWriter(Fields, payload.toInt)
     writer.resetRowWriter()
@@ -51,10 +55,12 @@ final class SortedBuildRows(val rows: PackedRows, val x: Array[Long], val y: Opt
     writer.write(RowCount, n)
     writer.write(Data, rows.data, 0, dataBytes)
     writeArray(writer, Offsets, rows.offsets, Platform.INT_ARRAY_OFFSET, 4L * (n + 1))
-    writeArray(writer, XCodes, x, Platform.LONG_ARRAY_OFFSET, 8L * n)
+    if (withCodes) writeArray(writer, XCodes, x, Platform.LONG_ARRAY_OFFSET, 8L * n)
+    else writer.setNullAt(XCodes)
     y match {
-      case Some(codes) => writeArray(writer, YCodes, codes, Platform.LONG_ARRAY_OFFSET, 8L * n)
-      case None => writer.setNullAt(YCodes)
+      case Some(codes) if withCodes =>
+        writeArray(writer, YCodes, codes, Platform.LONG_ARRAY_OFFSET, 8L * n)
+      case _ => writer.setNullAt(YCodes)
     }
     writer.getRow
   }
@@ -130,6 +136,7 @@ object SortedBuildRows {
 
   /** The rows a carrier made by [[SortedBuildRows#toCarrier]] holds. */
   def fromCarrier(carrier: UnsafeRow): SortedBuildRows = {
+    require(!carrier.isNullAt(XCodes), "A carrier of the rows alone has no codes to read.")
     val n = carrier.getInt(RowCount)
     def longs(ordinal: Int) =
       readArray(carrier, ordinal, new Array[Long](n), Platform.LONG_ARRAY_OFFSET, 8L * n)

@@ -5,7 +5,11 @@ import org.apache.spark.sql.catalyst.expressions.{
   Attribute,
   BindReferences,
   Expression,
+  If,
+  IsNull,
+  Literal,
   Murmur3Hash,
+  Or,
   XxHash64
 }
 import org.apache.spark.sql.catalyst.plans.physical.BroadcastMode
@@ -22,11 +26,14 @@ import org.apache.spark.sql.types.{ByteType, DateType, IntegerType, ShortType}
  *   join or an as-of join, a hash of its keys and the value each key's rows are ordered on),
  *   bound to its columns
  * @param thenBySecond whether rows with equal first keys are sorted on the second
+ * @param rowsOnly whether the carrier holds the rows alone, without the keys' codes (for readers
+ *   that need only the rows' order)
  */
 final case class SortedRowsBroadcastMode(
     numFields: Int,
     keys: Seq[Expression],
-    thenBySecond: Boolean = false
+    thenBySecond: Boolean = false,
+    rowsOnly: Boolean = false
 ) extends BroadcastMode {
 
   override def transform(rows: Array[InternalRow]): Array[InternalRow] =
@@ -37,7 +44,8 @@ final case class SortedRowsBroadcastMode(
       sizeHint: Option[Long]
   ): Array[InternalRow] = {
     val expectedRows = sizeHint.fold(0)(_.toInt)
-    Array(SortedBuildRows.pack(rows, numFields, keys, expectedRows, thenBySecond).toCarrier)
+    val packed = SortedBuildRows.pack(rows, numFields, keys, expectedRows, thenBySecond)
+    Array(packed.toCarrier(withCodes = !rowsOnly))
   }
 
   override def canonicalized: BroadcastMode = copy(keys = keys.map(_.canonicalized))
@@ -61,9 +69,11 @@ object SortedRowsBroadcastMode {
   /**
    * The mode that puts the rows of `input` with equal `keys` together, in ascending order of
    * `order` (equal values in the order they arrived): sorted on a hash of the keys, then on
-   * `order`; on `order` alone without keys. An index that groups rows by key keeps them as they
-   * arrive in this order (`rangejoin.execution.keyed.AsOfIndex`). Rows whose `order` is NULL are
-   * left out.
+   * `order`; on `order` alone without keys. An index that groups rows by key
+   * (`rangejoin.execution.keyed.AsOfIndex`) reads rows that arrive in this order as they are,
+   * and computes its own codes: the carrier holds the rows alone.
+   * Rows with a NULL key or a NULL `order` are left out: an index by key leaves them out too, and
+   * the joins that broadcast such an input never output its rows unmatched.
    *
    * Two keys with one hash whose rows interleave cost each executor a sort of the index, never an
    * answer, so the hash keeps distinct keys apart: Murmur3 is a bijection on one key of 32 bits or
@@ -71,11 +81,15 @@ object SortedRowsBroadcastMode {
    */
   def grouped(keys: Seq[Expression], order: Expression, input: Seq[Attribute])
       : SortedRowsBroadcastMode =
-    if (keys.isEmpty) of(Seq(order), input)
-    else of(Seq(keysHash(keys), order), input, thenBySecond = true)
+    (if (keys.isEmpty) of(Seq(order), input)
+     else of(Seq(keysHash(keys), order), input, thenBySecond = true)).copy(rowsOnly = true)
 
-  private def keysHash(keys: Seq[Expression]): Expression = keys.map(_.dataType) match {
-    case Seq(ByteType | ShortType | IntegerType | DateType) => new Murmur3Hash(keys)
-    case _ => new XxHash64(keys)
+  /** The hash of `keys`, NULL when one of them is (a hash alone would be the seed). */
+  private def keysHash(keys: Seq[Expression]): Expression = {
+    val hash = keys.map(_.dataType) match {
+      case Seq(ByteType | ShortType | IntegerType | DateType) => new Murmur3Hash(keys)
+      case _ => new XxHash64(keys)
+    }
+    If(keys.map(IsNull(_): Expression).reduce(Or), Literal(null, hash.dataType), hash)
   }
 }

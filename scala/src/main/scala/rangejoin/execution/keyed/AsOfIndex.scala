@@ -104,7 +104,7 @@ object AsOfIndex {
         case other => toUnsafe(other)
       })
     }
-    scan.index(packed.result(), budget)
+    scan.index(packed.result(), owned = true, budget)
   }
 
   /**
@@ -119,17 +119,24 @@ object AsOfIndex {
       budget: HeapBudget
   ): AsOfIndex = {
     val scan = new Scan(keyOf, keyTypes, asOf)
-    val kept = new Array[Int](rows.size)
+    // The positions of the rows kept, made at the first row left out: until then, every row.
+    var kept: Array[Int] = null
     val row = new UnsafeRow(rows.numFields)
     var i = 0
     while (i < rows.size) {
-      if (scan.keeps(rows.row(i, row))) kept(scan.size - 1) = i
+      if (scan.keeps(rows.row(i, row))) { if (kept != null) kept(scan.size - 1) = i }
+      else if (kept == null) {
+        budget.allocate(4L * rows.size)
+        kept = Array.range(0, rows.size)
+      }
       i += 1
     }
-    scan.index(
-      if (scan.size == rows.size) rows else rows.select(kept, 0, scan.size, budget),
-      budget
-    )
+    if (kept == null) scan.index(rows, owned = false, budget)
+    else {
+      val selected = rows.select(kept, 0, scan.size, budget)
+      budget.free(4L * rows.size)
+      scan.index(selected, owned = true, budget)
+    }
   }
 
   /**
@@ -168,8 +175,11 @@ object AsOfIndex {
       }
     }
 
-    /** The index of `rows`, the rows kept in the order they were read. */
-    def index(rows: PackedRows, budget: HeapBudget): AsOfIndex = {
+    /**
+     * The index of `rows`, the rows kept in the order they were read; when they must be put in
+     * order, they are freed from `budget` once copied if `owned` (allocated from it).
+     */
+    def index(rows: PackedRows, owned: Boolean, budget: HeapBudget): AsOfIndex = {
       groups.seal()
       val keptCodes = java.util.Arrays.copyOf(codes, n)
       if (inOrder) {
@@ -182,8 +192,9 @@ object AsOfIndex {
         budget.allocate(24L * n)
         val (order, starts) =
           GroupedOrder(keptCodes, java.util.Arrays.copyOf(groupOf, n), groups.size)
-        val sorted = rows.permuted(order, budget)
-        new AsOfIndex(groups, starts, RadixSort.gather(keptCodes, order), sorted, sortedRows = n)
+        val inGroups = rows.permuted(order, budget)
+        if (owned) budget.free(rows.sizeInBytes)
+        new AsOfIndex(groups, starts, RadixSort.gather(keptCodes, order), inGroups, sortedRows = n)
       }
     }
   }

@@ -78,6 +78,9 @@ final class IntervalIndex private (
   def row(position: Int, reuse: UnsafeRow): UnsafeRow = byLower.rows.row(position, reuse)
 
   def sizeInBytes: Long = byLower.rows.sizeInBytes + 24L * reach.length
+
+  /** The intervals the build put in order: 0 when they arrived in order. */
+  def sortedRows: Int = byLower.sortedRows
 }
 
 object IntervalIndex {
@@ -99,7 +102,10 @@ object IntervalIndex {
     withUppers(byLower, upper, budget)
   }
 
-  /** Indexes packed `rows` as [[build]] does, without copying rows that are in order already. */
+  /**
+   * Indexes packed `rows` as [[build]] does, without copying them when they are in order already
+   * and none is left out ([[AsOfIndex.build]]).
+   */
   def build(
       rows: PackedRows,
       keyOf: UnsafeProjection,
