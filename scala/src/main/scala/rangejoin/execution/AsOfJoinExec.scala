@@ -27,7 +27,7 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 import rangejoin.condition.{AsOfCondition, AsOfDirection}
 import rangejoin.execution.blocks.{HeapBudget, InjectedFailures}
 import rangejoin.execution.blocks.HeapBudget.Unaccounted
-import rangejoin.execution.broadcast.{PerCarrier, SortedBuildRows, SortedRowsBroadcastMode}
+import rangejoin.execution.broadcast.{PerCarrier, SortedRowsBroadcastMode}
 import rangejoin.execution.keyed.{AsOfIndex, AsOfProbe, AsOfSearch, AsOfValue, KeyGroupMemory}
 import rangejoin.execution.runtime.JoinMemory
 
@@ -129,14 +129,9 @@ case class AsOfJoinExec(
       builds: SQLMetric,
       rowsSorted: SQLMetric
   ): AsOfIndex =
-    PerCarrier(carrier.value, ("as-of", rightKeys, rightAsOf)) {
-      builds += 1
-      val rows = SortedBuildRows.carriedRows(carrier.value.head.asInstanceOf[UnsafeRow])
+    PerCarrier.ofRows(carrier, ("as-of", rightKeys, rightAsOf), builds) { rows =>
       val keyTypes = rightKeys.map(_.dataType)
-      sortCounted(
-        AsOfIndex.build(rows, rightKeyOf, keyTypes, rightValue, Unaccounted),
-        rowsSorted
-      )
+      sortCounted(AsOfIndex.build(rows, rightKeyOf, keyTypes, rightValue, Unaccounted), rowsSorted)
     }
 
   private def buildIndex(rows: Iterator[InternalRow], budget: HeapBudget, rowsSorted: SQLMetric)

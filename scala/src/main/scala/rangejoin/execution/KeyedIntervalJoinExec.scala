@@ -10,8 +10,7 @@ import org.apache.spark.sql.catalyst.expressions.{
   GenericInternalRow,
   JoinedRow,
   Predicate,
-  UnsafeProjection,
-  UnsafeRow
+  UnsafeProjection
 }
 import org.apache.spark.sql.catalyst.plans.{ExistenceJoin, JoinType}
 import org.apache.spark.sql.catalyst.plans.physical.{
@@ -27,7 +26,7 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 import rangejoin.condition.PointInInterval
 import rangejoin.execution.blocks.{HeapBudget, InjectedFailures}
 import rangejoin.execution.blocks.HeapBudget.Unaccounted
-import rangejoin.execution.broadcast.{PerCarrier, SortedBuildRows, SortedRowsBroadcastMode}
+import rangejoin.execution.broadcast.{PerCarrier, SortedRowsBroadcastMode}
 import rangejoin.execution.keyed.{
   AsOfValue,
   IntervalBound,
@@ -146,9 +145,7 @@ case class KeyedIntervalJoinExec(
       builds: SQLMetric,
       rowsSorted: SQLMetric
   ): IntervalIndex =
-    PerCarrier(carrier.value, ("intervals", indexedKeys, interval)) {
-      builds += 1
-      val rows = SortedBuildRows.carriedRows(carrier.value.head.asInstanceOf[UnsafeRow])
+    PerCarrier.ofRows(carrier, ("intervals", indexedKeys, interval), builds) { rows =>
       val keyTypes = indexedKeys.map(_.dataType)
       sortCounted(
         IntervalIndex.build(rows, indexedKeyOf, keyTypes, lowerBound, upperBound, Unaccounted),

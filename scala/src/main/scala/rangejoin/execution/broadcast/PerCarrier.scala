@@ -1,5 +1,12 @@
 package rangejoin.execution.broadcast
 
+import org.apache.spark.broadcast.Broadcast
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.execution.metric.SQLMetric
+
+import rangejoin.execution.blocks.PackedRows
+
 /**
  * What this JVM derived from broadcast carriers (an index, sorted keys), once per carrier and
  * key, shared by every task that reads the same carrier. A carrier is the broadcast's value,
@@ -25,4 +32,16 @@ object PerCarrier {
         value
     }
   }
+
+  /**
+   * The value `build` derives from the rows of a broadcast carrier ([[SortedBuildRows]]), under
+   * `key`, as [[apply]] shares it; `builds` counts one per build.
+   */
+  def ofRows[T](carrier: Broadcast[Array[InternalRow]], key: Any, builds: SQLMetric)(
+      build: PackedRows => T
+  ): T =
+    apply(carrier.value, key) {
+      builds += 1
+      build(SortedBuildRows.carriedRows(carrier.value.head.asInstanceOf[UnsafeRow]))
+    }
 }
