@@ -85,9 +85,9 @@ case class KeyedIntervalJoinExec(
 
   override def requiredChildDistribution: Seq[Distribution] = {
     // Packed into one carrier row on the driver, which ships and reads as a few arrays instead of
-    // one object per row. In order of a hash of the keys, then of lower bound (rows whose lower
-    // bound is NULL left out, unless it is an open end): each key's rows together and in order,
-    // which the index keeps as they are.
+    // one object per row. In order of a hash of the keys, then of lower bound (rows with a NULL
+    // key, or whose lower bound is NULL and not an open end, left out): each key's rows together
+    // and in order, which the index keeps as they are.
     lazy val indexed = BroadcastDistribution(
       SortedRowsBroadcastMode.grouped(indexedKeys, interval.lower, indexedPlan.output)
     )
