@@ -36,9 +36,12 @@ final class IntervalBound(value: AsOfValue, isLower: Boolean, strict: Boolean, o
  * One input of a keyed point-in-interval join, indexed for lookups by key and point: each
  * interval as the inclusive codes `[lower, upper]` of the points it admits ([[IntervalBound]]),
  * an [[AsOfIndex]] on the lower codes (each key group in ascending order), and per position the
- * upper code and the largest upper code of its group up to it (`reach`). An interval that admits
- * no point (a NULL bound that is not an open end, or `lower > upper`) is left out, as is one with
- * a NULL key.
+ * upper code and the largest upper code of its group up to it (`reach`). An interval with a NULL
+ * bound that is not an open end admits no point and is left out, as is one with a NULL key. An
+ * interval with `lower > upper` admits no point either, but stays: no point is at least its lower
+ * code and at most its upper code, so [[admits]] is false for every point it is a candidate for,
+ * and rows that arrive grouped and in order (a broadcast sorted on the driver) stay in place
+ * instead of being copied to leave it out.
  *
  * The intervals of a group that hold a point `p` are among those whose lower code is at most `p`,
  * the prefix `[start(g), candidatesEnd(g, p))` of the group, and they are exactly those of them
@@ -98,7 +101,7 @@ object IntervalIndex {
       types: Seq[DataType],
       budget: HeapBudget
   ): IntervalIndex = {
-    val byLower = AsOfIndex.build(rows, keyOf, keyTypes, admitsAPoint(lower, upper), types, budget)
+    val byLower = AsOfIndex.build(rows, keyOf, keyTypes, bounded(lower, upper), types, budget)
     withUppers(byLower, upper, budget)
   }
 
@@ -114,14 +117,13 @@ object IntervalIndex {
       upper: IntervalBound,
       budget: HeapBudget
   ): IntervalIndex = {
-    val byLower = AsOfIndex.build(rows, keyOf, keyTypes, admitsAPoint(lower, upper), budget)
+    val byLower = AsOfIndex.build(rows, keyOf, keyTypes, bounded(lower, upper), budget)
     withUppers(byLower, upper, budget)
   }
 
-  /** An interval's lower code, read only from intervals that admit a point. */
-  private def admitsAPoint(lower: IntervalBound, upper: IntervalBound): RowCode = new RowCode {
-    def of(row: InternalRow): Boolean =
-      lower.of(row) && upper.of(row) && lower.code <= upper.code
+  /** An interval's lower code, read only from intervals whose two bounds each admit a point. */
+  private def bounded(lower: IntervalBound, upper: IntervalBound): RowCode = new RowCode {
+    def of(row: InternalRow): Boolean = lower.of(row) && upper.of(row)
     def code: Long = lower.code
   }
 

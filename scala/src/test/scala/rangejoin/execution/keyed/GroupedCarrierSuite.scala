@@ -105,4 +105,60 @@ class GroupedCarrierSuite extends AnyFunSuite {
       assert(groups(index, keyOf) == groups(unordered, keyOf), s"seed $seed")
     }
   }
+
+  test("intervals that admit no point stay in place in the carrier and match no point") {
+    // Versions (id, key, from, to): `from <= p < to`, a NULL `to` open; some empty (to <= from).
+    val types: Seq[DataType] = Seq(LongType, IntegerType, LongType, LongType)
+    val toUnsafe = UnsafeProjection.create(types.toArray)
+    val attributes = types.zipWithIndex.map { case (t, i) => AttributeReference(s"v$i", t)() }
+    def column(i: Int) = BoundReference(i, types(i), nullable = true)
+    for (seed <- 1 to 3) {
+      val random = new Random(seed)
+      val rows = (0 until 3000).map { id =>
+        val from = random.nextInt(100).toLong
+        val to: Any = random.nextInt(10) match {
+          case 0 => null
+          case 1 => from - random.nextInt(3) // empty: `to` at or below `from`
+          case _ => from + 1 + random.nextInt(20)
+        }
+        toUnsafe(InternalRow(id.toLong, random.nextInt(40), from, to)).copy()
+      }
+      assert(rows.exists(r => !r.isNullAt(3) && r.getLong(3) <= r.getLong(2)))
+      val carried = SortedBuildRows.carriedRows(
+        shipped(
+          SortedRowsBroadcastMode.grouped(Seq(attributes(1)), attributes(2), attributes),
+          rows
+        )
+      )
+      val keyOf = UnsafeProjection.create(Seq(column(1)))
+      val index = IntervalIndex.build(
+        carried,
+        keyOf,
+        Seq(IntegerType),
+        new IntervalBound(new AsOfValue(column(2)), isLower = true, strict = false, open = false),
+        new IntervalBound(new AsOfValue(column(3)), isLower = false, strict = true, open = true),
+        new CountingBudget()
+      )
+      assert(index.sortedRows == 0, s"seed $seed")
+      assert(index.byLower.rows eq carried, s"seed $seed: the rows were copied")
+      val row = new UnsafeRow(types.size)
+      for (key <- 0 until 40; point <- -1L to 125L) {
+        val expected = rows.filter { r =>
+          r.getInt(1) == key && r.getLong(2) <= point && (r.isNullAt(3) || point < r.getLong(3))
+        }.map(_.getLong(0)).sorted
+        val g = index.byLower.group(keyOf(toUnsafe(InternalRow(0L, key, 0L, 0L))))
+        val found = if (g < 0) Nil
+        else {
+          var i = index.candidatesEnd(g, point) - 1
+          val ids = Seq.newBuilder[Long]
+          while (i >= index.start(g) && index.reaches(i, point)) {
+            if (index.admits(i, point)) ids += index.row(i, row).getLong(0)
+            i -= 1
+          }
+          ids.result().sorted
+        }
+        assert(found == expected, s"seed $seed, key $key, point $point")
+      }
+    }
+  }
 }
