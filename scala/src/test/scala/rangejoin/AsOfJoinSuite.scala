@@ -350,6 +350,30 @@ class AsOfJoinSuite extends RangeJoinTestBase {
     }
   }
 
+  test("a right as-of value that fails only on rows with a NULL key fails neither join") {
+    // Under ANSI, rt + 1 overflows on the right rows whose key is NULL, which no left row can
+    // match: Spark never evaluates it on them, and neither does the broadcast's sort.
+    withConf(SQLConf.ANSI_ENABLED.key -> "true") {
+      val l = spark.sql("SELECT * FROM VALUES (1, 1, 5L), (2, 2, 9L), (3, NULL, 7L) AS l(id, k, t)")
+      val r = spark.sql(
+        s"SELECT * FROM VALUES (1, 1, 3L), (2, 2, 8L), (3, NULL, ${Long.MaxValue}L), " +
+          "(4, 1, 4L) AS r(rid, rk, rt)"
+      )
+      def run() = AsOfJoins
+        .joinAsOf(l, r, l("t"), r("rt") + 1, l("k") === r("rk"), "left", null, true, "backward")
+      for (threshold <- Seq("10m", "-1")) withConf(
+        SQLConf.AUTO_BROADCASTJOIN_THRESHOLD.key -> threshold
+      ) {
+        val df = run()
+        val exec = collect(df.queryExecution.executedPlan) { case j: AsOfJoinExec => j }
+        assert(exec.map(_.broadcast) == Seq(threshold != "-1"))
+        val expected = withConf(RangeJoinConf.Enabled.key -> "false")(multiset(run()))
+        assert(multiset(df) == expected, threshold)
+        assert(expected.size == 3)
+      }
+    }
+  }
+
   test("left inputs of several probe batches answer as Spark's rewrite", EveryLine) {
     // One task reads them all, so that it fills a batch and starts another.
     val n = ProbeBatches.BatchRows + 4000

@@ -73,7 +73,9 @@ object SortedRowsBroadcastMode {
    * (`rangejoin.execution.keyed.AsOfIndex`) reads rows that arrive in this order as they are,
    * and computes its own codes: the carrier holds the rows alone.
    * Rows with a NULL key or a NULL `order` are left out: an index by key leaves them out too, and
-   * the joins that broadcast such an input never output its rows unmatched.
+   * the joins that broadcast such an input never output its rows unmatched. `order` is not
+   * evaluated on a row with a NULL key, as Spark's joins never evaluate it there: under ANSI, an
+   * expression that fails only on such rows fails no query.
    *
    * Two keys with one hash whose rows interleave cost each executor a sort of the index, never an
    * answer, so the hash keeps distinct keys apart: Murmur3 is a bijection on one key of 32 bits or
@@ -82,14 +84,18 @@ object SortedRowsBroadcastMode {
   def grouped(keys: Seq[Expression], order: Expression, input: Seq[Attribute])
       : SortedRowsBroadcastMode =
     (if (keys.isEmpty) of(Seq(order), input)
-     else of(Seq(keysHash(keys), order), input, thenBySecond = true)).copy(rowsOnly = true)
+     else {
+       val anyNull = keys.map(IsNull(_): Expression).reduce(Or)
+       val orderOfKeyed = If(anyNull, Literal(null, order.dataType), order)
+       of(Seq(keysHash(keys, anyNull), orderOfKeyed), input, thenBySecond = true)
+     }).copy(rowsOnly = true)
 
-  /** The hash of `keys`, NULL when one of them is (a hash alone would be the seed). */
-  private def keysHash(keys: Seq[Expression]): Expression = {
+  /** The hash of `keys`, NULL when one of them is (`anyNull`; a hash alone would be the seed). */
+  private def keysHash(keys: Seq[Expression], anyNull: Expression): Expression = {
     val hash = keys.map(_.dataType) match {
       case Seq(ByteType | ShortType | IntegerType | DateType) => new Murmur3Hash(keys)
       case _ => new XxHash64(keys)
     }
-    If(keys.map(IsNull(_): Expression).reduce(Or), Literal(null, hash.dataType), hash)
+    If(anyNull, Literal(null, hash.dataType), hash)
   }
 }
