@@ -6,6 +6,7 @@ import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.catalyst.plans.logical.AsOfJoin
 import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
 import org.apache.spark.sql.execution.ProjectExec
+import org.apache.spark.sql.execution.exchange.ReusedExchangeExec
 import org.apache.spark.sql.execution.rangejoin.AsOfJoins
 import org.apache.spark.sql.functions.{abs, col, expr, lit}
 import org.apache.spark.sql.internal.SQLConf
@@ -435,6 +436,57 @@ class AsOfJoinSuite extends RangeJoinTestBase {
       assert(actual == expected, direction)
       assert(actual.size == 600)
     }
+  }
+
+  test("one right input in two as-of joins, its broadcast reused, is indexed once per executor") {
+    spark
+      .range(0, 600)
+      .selectExpr(
+        "id",
+        "CAST(pmod(hash(id, 81), 20) AS INT) AS k",
+        "pmod(hash(id, 82), 5000) AS t",
+        "pmod(hash(id, 83), 5000) AS u"
+      )
+      .createOrReplaceTempView("asof_twice_l")
+    spark
+      .range(0, 2000)
+      .selectExpr(
+        "id AS rid",
+        "CAST(pmod(hash(id, 84), 20) AS INT) AS rk",
+        "4 * pmod(hash(id, 85), 5000) AS rt"
+      )
+      .createOrReplaceTempView("asof_twice_r")
+    // The quotes at two times of each trade: the second broadcast reuses the first.
+    def run() = {
+      val l = spark.table("asof_twice_l")
+      val (a, b) = (spark.table("asof_twice_r").as("a"), spark.table("asof_twice_r").as("b"))
+      val once = AsOfJoins
+        .joinAsOf(l, a, l("t"), col("a.rt"), l("k") === col("a.rk"), "left", null, true, "backward")
+      AsOfJoins
+        .joinAsOf(
+          once,
+          b,
+          l("u"),
+          col("b.rt"),
+          l("k") === col("b.rk"),
+          "left",
+          null,
+          true,
+          "backward"
+        )
+        .select(l("id"), col("a.rid"), col("b.rid"))
+    }
+    val df = run()
+    val actual = multiset(df)
+    val plan = df.queryExecution.executedPlan
+    assert(rangeJoins(plan) == Seq("AsOfJoin", "AsOfJoin"), plan)
+    assert(collect(plan) { case r: ReusedExchangeExec => r }.nonEmpty, s"no reuse in\n$plan")
+    val joins = collect(plan) { case j: AsOfJoinExec => j }
+    // One executor in local mode: one index for both joins.
+    val builds = joins.map(_.metrics(JoinMetric.IndexBuilds.key).value)
+    assert(joins.forall(_.broadcast) && builds.sum == 1, s"index builds per join: $builds")
+    assert(actual == withConf(RangeJoinConf.Enabled.key -> "false")(multiset(run())))
+    assert(actual.size == 600)
   }
 
   /** Whether this Spark has SQL's `ASOF JOIN ... MATCH_CONDITION` (4.3 on). */

@@ -2,6 +2,7 @@ package rangejoin
 
 import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
 import org.apache.spark.sql.execution.ProjectExec
+import org.apache.spark.sql.execution.exchange.ReusedExchangeExec
 import org.apache.spark.sql.functions.expr
 import org.apache.spark.sql.internal.SQLConf
 
@@ -187,6 +188,25 @@ class KeyedJoinSuite extends RangeJoinTestBase {
         assert(join.broadcast == (threshold != "-1"))
         assert(if (join.broadcast) sorted == 0 else sorted > 1000, s"$sorted rows sorted")
       }
+    }
+  }
+  test("a dimension looked up twice, its broadcast reused, is indexed once per executor") {
+    facts("f", 900, 20, 51, "int")
+    versions("d", 2000, 20, 52, "int")
+    // Two roles of one dimension: the second broadcast reuses the first under other names.
+    val query = "SELECT f.id, a.id, b.id FROM (SELECT *, p - 50 AS q FROM f) f " +
+      "JOIN d a ON f.k = a.k AND f.p >= a.s AND (f.p < a.e OR a.e IS NULL) " +
+      "JOIN d b ON f.k = b.k AND f.q >= b.s AND (f.q < b.e OR b.e IS NULL)"
+    withConf(RangeJoinConf.KeyedIntervalBroadcastThreshold.key -> "32m") {
+      val (rows, plan) =
+        checkOperatorsPlan(query, Seq("KeyedIntervalJoin", "KeyedIntervalJoin"))
+      assert(rows > 300)
+      assert(collect(plan) { case r: ReusedExchangeExec => r }.nonEmpty, s"no reuse in\n$plan")
+      val joins = collect(plan) { case j: KeyedIntervalJoinExec => j }
+      assert(joins.forall(_.broadcast))
+      // One executor in local mode: one index for both joins.
+      val builds = joins.map(_.metrics(JoinMetric.IndexBuilds.key).value)
+      assert(builds.sum == 1, s"index builds per join: $builds")
     }
   }
 

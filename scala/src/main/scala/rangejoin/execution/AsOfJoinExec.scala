@@ -129,10 +129,20 @@ case class AsOfJoinExec(
       builds: SQLMetric,
       rowsSorted: SQLMetric
   ): AsOfIndex =
-    PerCarrier.ofRows(carrier, ("as-of", rightKeys, rightAsOf), builds) { rows =>
+    PerCarrier.ofRows(carrier, indexIdentity, builds) { rows =>
       val keyTypes = rightKeys.map(_.dataType)
       sortCounted(AsOfIndex.build(rows, rightKeyOf, keyTypes, rightValue, Unaccounted), rowsSorted)
     }
+
+  /**
+   * What the index of the broadcast right rows depends on, bound to their columns' positions: two
+   * joins that read one broadcast (an exchange reused under other column names) share one index
+   * when these are equal.
+   */
+  private def indexIdentity: Any = {
+    def bound(e: Expression) = BindReferences.bindReference(e, right.output)
+    ("as-of", rightKeys.map(bound), bound(rightAsOf))
+  }
 
   private def buildIndex(rows: Iterator[InternalRow], budget: HeapBudget, rowsSorted: SQLMetric)
       : AsOfIndex = {

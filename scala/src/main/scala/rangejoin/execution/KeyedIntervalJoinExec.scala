@@ -145,13 +145,29 @@ case class KeyedIntervalJoinExec(
       builds: SQLMetric,
       rowsSorted: SQLMetric
   ): IntervalIndex =
-    PerCarrier.ofRows(carrier, ("intervals", indexedKeys, interval), builds) { rows =>
+    PerCarrier.ofRows(carrier, indexIdentity, builds) { rows =>
       val keyTypes = indexedKeys.map(_.dataType)
       sortCounted(
         IntervalIndex.build(rows, indexedKeyOf, keyTypes, lowerBound, upperBound, Unaccounted),
         rowsSorted
       )
     }
+
+  /**
+   * What the index of the broadcast intervals depends on, bound to their columns' positions: two
+   * joins that read one broadcast (an exchange reused under other column names, as a dimension
+   * joined twice is) share one index when these are equal.
+   */
+  private def indexIdentity: Any = {
+    def bound(e: Expression) = BindReferences.bindReference(e, indexedPlan.output)
+    val i = interval
+    (
+      "intervals",
+      indexedKeys.map(bound),
+      (bound(i.lowerColumn), i.lowerStrict, i.lowerOpen),
+      (bound(i.upperColumn), i.upperStrict, i.upperOpen)
+    )
+  }
 
   private def buildIndex(rows: Iterator[InternalRow], budget: HeapBudget, rowsSorted: SQLMetric)
       : IntervalIndex = {
