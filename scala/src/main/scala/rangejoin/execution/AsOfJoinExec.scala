@@ -130,8 +130,7 @@ case class AsOfJoinExec(
       rowsSorted: SQLMetric
   ): AsOfIndex =
     PerCarrier.ofRows(carrier, indexIdentity, builds) { rows =>
-      val keyTypes = rightKeys.map(_.dataType)
-      sortCounted(AsOfIndex.build(rows, rightKeyOf, keyTypes, rightValue, Unaccounted), rowsSorted)
+      sortCounted(AsOfIndex.build(rows, boundRightKeys, rightValue, Unaccounted), rowsSorted)
     }
 
   /**
@@ -148,7 +147,7 @@ case class AsOfJoinExec(
       : AsOfIndex = {
     val types = right.output.map(_.dataType)
     sortCounted(
-      AsOfIndex.build(rows, rightKeyOf, rightKeys.map(_.dataType), rightValue, types, budget),
+      AsOfIndex.build(rows, boundRightKeys, rightValue, types, budget),
       rowsSorted
     )
   }
@@ -159,7 +158,7 @@ case class AsOfJoinExec(
   }
 
   // New objects on each call: projections and as-of values keep state, one per index build.
-  private def rightKeyOf = UnsafeProjection.create(rightKeys, right.output)
+  private def boundRightKeys = BindReferences.bindReferences(rightKeys, right.output)
   private def rightValue = new AsOfValue(BindReferences.bindReference(rightAsOf, right.output))
 
   private case class TaskMetrics(
@@ -207,7 +206,7 @@ case class AsOfJoinExec(
     new AsOfProbe(
       index,
       search,
-      UnsafeProjection.create(leftKeys, left.output),
+      BindReferences.bindReferences(leftKeys, left.output),
       new AsOfValue(BindReferences.bindReference(leftAsOf, left.output)),
       left.output.map(_.dataType),
       memory,

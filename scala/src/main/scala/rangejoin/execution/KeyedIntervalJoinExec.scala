@@ -146,9 +146,8 @@ case class KeyedIntervalJoinExec(
       rowsSorted: SQLMetric
   ): IntervalIndex =
     PerCarrier.ofRows(carrier, indexIdentity, builds) { rows =>
-      val keyTypes = indexedKeys.map(_.dataType)
       sortCounted(
-        IntervalIndex.build(rows, indexedKeyOf, keyTypes, lowerBound, upperBound, Unaccounted),
+        IntervalIndex.build(rows, boundIndexedKeys, lowerBound, upperBound, Unaccounted),
         rowsSorted
       )
     }
@@ -163,7 +162,7 @@ case class KeyedIntervalJoinExec(
     val i = interval
     (
       "intervals",
-      indexedKeys.map(bound),
+      boundIndexedKeys,
       (bound(i.lowerColumn), i.lowerStrict, i.lowerOpen),
       (bound(i.upperColumn), i.upperStrict, i.upperOpen)
     )
@@ -171,10 +170,9 @@ case class KeyedIntervalJoinExec(
 
   private def buildIndex(rows: Iterator[InternalRow], budget: HeapBudget, rowsSorted: SQLMetric)
       : IntervalIndex = {
-    val keyTypes = indexedKeys.map(_.dataType)
     val types = indexedPlan.output.map(_.dataType)
     sortCounted(
-      IntervalIndex.build(rows, indexedKeyOf, keyTypes, lowerBound, upperBound, types, budget),
+      IntervalIndex.build(rows, boundIndexedKeys, lowerBound, upperBound, types, budget),
       rowsSorted
     )
   }
@@ -185,7 +183,7 @@ case class KeyedIntervalJoinExec(
   }
 
   // New objects on each call: projections and bounds keep state, one per index build.
-  private def indexedKeyOf = UnsafeProjection.create(indexedKeys, indexedPlan.output)
+  private def boundIndexedKeys = BindReferences.bindReferences(indexedKeys, indexedPlan.output)
   private def lowerBound =
     bound(interval.lowerColumn, isLower = true, interval.lowerStrict, interval.lowerOpen)
   private def upperBound =
@@ -238,7 +236,7 @@ case class KeyedIntervalJoinExec(
     }
     new IntervalProbe(
       index,
-      UnsafeProjection.create(streamedKeys, streamedPlan.output),
+      BindReferences.bindReferences(streamedKeys, streamedPlan.output),
       new AsOfValue(BindReferences.bindReference(interval.point, streamedPlan.output)),
       streamedPlan.output.map(_.dataType),
       indexedPlan.output.size,

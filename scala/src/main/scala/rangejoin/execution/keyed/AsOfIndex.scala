@@ -1,7 +1,12 @@
 package rangejoin.execution.keyed
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{
+  BoundReference,
+  Expression,
+  UnsafeProjection,
+  UnsafeRow
+}
 import org.apache.spark.sql.types._
 
 import rangejoin.execution.blocks.{HeapBudget, PackedRows}
@@ -18,31 +23,30 @@ trait RowCode {
 }
 
 /**
- * One input's as-of value as a 64-bit code in the value's own order: integers as they are,
- * dates as days, timestamps as microseconds (the types
- * `rangejoin.condition.AsOfCondition.codeRange` accepts).
+ * One input's as-of value as a 64-bit code in the value's own order ([[IntegralColumn]]: the
+ * types `rangejoin.condition.AsOfCondition.codeRange` accepts). A value that is a column of the
+ * rows is read in place; any other is evaluated into a row of its own first.
  *
  * @param value the as-of expression, bound to the input's columns
  */
 final class AsOfValue(value: Expression) extends RowCode {
-  private val projection = UnsafeProjection.create(Seq(value))
-  private val read: UnsafeRow => Long = value.dataType match {
-    case ByteType => _.getByte(0).toLong
-    case ShortType => _.getShort(0).toLong
-    case IntegerType | DateType => _.getInt(0).toLong
-    case LongType | TimestampType | TimestampNTZType => _.getLong(0)
-    case other => throw new IllegalArgumentException(s"No as-of code for $other")
+  private val width = IntegralColumn.width(value.dataType)
+  require(width > 0, s"No as-of code for ${value.dataType}")
+  private val (ordinal, projection) = value match {
+    case column: BoundReference => (column.ordinal, null)
+    case _ => (0, UnsafeProjection.create(Seq(value)))
   }
-  private var last: UnsafeRow = _
+  // The row the value was last read from: the input's row itself, or the projected one.
+  private var last: InternalRow = _
 
-  /** Evaluates the value on `row`; false if it is NULL, else [[code]] is its code. */
+  /** Reads the value of `row`; false if it is NULL, else [[code]] is its code. */
   override def of(row: InternalRow): Boolean = {
-    last = projection(row)
-    !last.isNullAt(0)
+    last = if (projection == null) row else projection(row)
+    !last.isNullAt(ordinal)
   }
 
-  /** The code of the value [[of]] last evaluated, if not NULL. */
-  override def code: Long = read(last)
+  /** The code of the value [[of]] last read, if not NULL, while its row is unchanged. */
+  override def code: Long = IntegralColumn.read(last, ordinal, width)
 }
 
 /**
@@ -64,8 +68,8 @@ final class AsOfIndex private (
     val sortedRows: Int
 ) {
 
-  /** The group of rows whose keys are `key`, or -1 if none. */
-  def group(key: UnsafeRow): Int = groups.get(key)
+  /** A reader of the keys `keys` (bound to the rows it reads) for lookups of their group. */
+  def keys(keys: Seq[Expression]): GroupKey = groups.keys(keys)
 
   def numGroups: Int = starts.length - 1
 
@@ -82,20 +86,18 @@ object AsOfIndex {
    * Indexes `rows`: copied into one packed array, then put in [[GroupedOrder]] (O(n) after the
    * hashing of the keys), unless they arrive in that order already ([[Scan]]).
    *
-   * @param keyOf the rows' equality keys (an empty row when there are none: one group)
-   * @param keyTypes their types
+   * @param keys the rows' equality keys, bound to their columns (none: one group)
    * @param asOf the rows' as-of value (rows without one are left out)
    * @param types the rows' column types
    */
   def build(
       rows: Iterator[InternalRow],
-      keyOf: UnsafeProjection,
-      keyTypes: Seq[DataType],
+      keys: Seq[Expression],
       asOf: RowCode,
       types: Seq[DataType],
       budget: HeapBudget
   ): AsOfIndex = {
-    val scan = new Scan(keyOf, keyTypes, asOf)
+    val scan = new Scan(keys, asOf)
     val packed = new PackedRows.Builder(types.size, budget)
     val toUnsafe = UnsafeProjection.create(types.toArray)
     rows.foreach { row =>
@@ -113,12 +115,11 @@ object AsOfIndex {
    */
   def build(
       rows: PackedRows,
-      keyOf: UnsafeProjection,
-      keyTypes: Seq[DataType],
+      keys: Seq[Expression],
       asOf: RowCode,
       budget: HeapBudget
   ): AsOfIndex = {
-    val scan = new Scan(keyOf, keyTypes, asOf)
+    val scan = new Scan(keys, asOf)
     // The positions of the rows kept, made at the first row left out: until then, every row.
     var kept: Array[Int] = null
     val row = new UnsafeRow(rows.numFields)
@@ -145,8 +146,9 @@ object AsOfIndex {
    * sorted so on the driver, a table stored so). Such rows are indexed as they arrived, neither
    * sorted nor copied again.
    */
-  private final class Scan(keyOf: UnsafeProjection, keyTypes: Seq[DataType], asOf: RowCode) {
-    private val groups = GroupIds.forKeys(keyTypes)
+  private final class Scan(keys: Seq[Expression], asOf: RowCode) {
+    private val groups = GroupIds.forKeys(keys.map(_.dataType))
+    private val key = groups.keys(keys)
     // Primitive arrays grown by hand: an ArrayBuilder[Long] or [Int] boxes every element.
     private var codes = new Array[Long](1024)
     private var groupOf = new Array[Int](1024)
@@ -159,21 +161,19 @@ object AsOfIndex {
     def size: Int = n
 
     /** Reads `row`: whether it is kept (its keys are not NULL and it has a code). */
-    def keeps(row: InternalRow): Boolean = {
-      val key = keyOf(row)
-      !key.anyNull && asOf.of(row) && {
+    def keeps(row: InternalRow): Boolean =
+      key.read(row) && asOf.of(row) && {
         if (n == codes.length) {
           codes = java.util.Arrays.copyOf(codes, 2 * n)
           groupOf = java.util.Arrays.copyOf(groupOf, 2 * n)
         }
         codes(n) = asOf.code
-        groupOf(n) = groups.getOrAdd(key)
+        groupOf(n) = key.findOrAdd()
         inOrder &&= n == 0 || groupOf(n) > groupOf(n - 1) ||
           (groupOf(n) == groupOf(n - 1) && codes(n) >= codes(n - 1))
         n += 1
         true
       }
-    }
 
     /**
      * The index of `rows`, the rows kept in the order they were read; when they must be put in

@@ -1,17 +1,17 @@
 package rangejoin.execution.keyed
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.UnsafeProjection
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.types.DataType
 
 import rangejoin.execution.blocks.HeapBudget
 
 /**
- * Streams an as-of join's left rows through an [[AsOfIndex]], in batches put in order of the
- * index's regions ([[ProbeBatches]]): each row's answer is the nearest qualifying row of its key
- * group ([[AsOfSearch]]).
+ * Streams an as-of join's left rows through an [[AsOfIndex]], as [[Probes]] order them (in
+ * batches put in order of the index's regions when it outgrows the cache): each row's answer is
+ * the nearest qualifying row of its key group ([[AsOfSearch]]).
  *
- * @param keyOf the left rows' equality keys
+ * @param keys the left rows' equality keys, bound to their columns
  * @param asOf the left rows' as-of value
  * @param types the left rows' column types
  * @param emit the output row for a left row and its answer's position in the index (-1: none),
@@ -20,7 +20,7 @@ import rangejoin.execution.blocks.HeapBudget
 final class AsOfProbe(
     index: AsOfIndex,
     search: AsOfSearch,
-    keyOf: UnsafeProjection,
+    keys: Seq[Expression],
     asOf: AsOfValue,
     types: Seq[DataType],
     budget: HeapBudget,
@@ -29,13 +29,13 @@ final class AsOfProbe(
 
   def join(lefts: Iterator[InternalRow]): Iterator[InternalRow] = new PendingIterator[InternalRow] {
     private val regions = new ProbeRegions(index, index.sizeInBytes)
-    private val batches = new ProbeBatches(index, regions, keyOf, asOf, types, budget, lefts)
+    private val probes = Probes(index, regions, keys, asOf, types, budget, lefts)
 
     /** Answers the next left row (`pending` stays null when the join drops it). */
-    protected def step(): Boolean = batches.advance() && {
-      val g = batches.group
-      val row = batches.row
-      pending = emit(row, if (g < 0) -1 else search.nearest(row, batches.code, index, g))
+    protected def step(): Boolean = probes.advance() && {
+      val g = probes.group
+      val row = probes.row
+      pending = emit(row, if (g < 0) -1 else search.nearest(row, probes.code, index, g))
       true
     }
   }

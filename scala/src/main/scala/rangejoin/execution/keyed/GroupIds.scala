@@ -1,6 +1,6 @@
 package rangejoin.execution.keyed
 
-import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, UnsafeRow}
 import org.apache.spark.sql.types._
 
 /**
@@ -19,6 +19,9 @@ sealed trait GroupIds {
 
   /** Called once every key is added: the lookups that follow may use a faster structure. */
   def seal(): Unit = ()
+
+  /** A reader of the keys `keys` (bound to the columns of the rows it reads) for this table. */
+  def keys(keys: Seq[Expression]): GroupKey = new GroupKey.Projected(this, keys)
 }
 
 object GroupIds {
@@ -29,10 +32,7 @@ object GroupIds {
    * equality for the key types the planner hashes.
    */
   def forKeys(types: Seq[DataType]): GroupIds = types match {
-    case Seq(ByteType) => new ByValue(_.getByte(0).toLong)
-    case Seq(ShortType) => new ByValue(_.getShort(0).toLong)
-    case Seq(IntegerType | DateType) => new ByValue(_.getInt(0).toLong)
-    case Seq(LongType | TimestampType | TimestampNTZType) => new ByValue(_.getLong(0))
+    case Seq(t) if IntegralColumn.width(t) > 0 => new ByValue(IntegralColumn.width(t))
     case _ => new ByBytes
   }
 
@@ -61,15 +61,19 @@ object GroupIds {
    * One integral key by its value, in an open-addressing table (linear probing, at most half
    * full) whose slots hold a key and its group side by side in one array: a lookup reads one or
    * two neighbouring slots instead of following a boxed row, its bytes and a boxed number across
-   * the heap.
+   * the heap. A key that is an integral column of the rows read is read in place ([[keys]]).
+   *
+   * @param width the key's width ([[IntegralColumn]])
    */
-  final class ByValue(read: UnsafeRow => Long) extends GroupIds {
+  final class ByValue(width: Int) extends GroupIds {
     // Slot s: its key at 2s, its group + 1 at 2s + 1 (0: empty).
     private var slots = new Array[Long](32)
     private var count = 0
 
-    def getOrAdd(key: UnsafeRow): Int = {
-      val value = read(key)
+    def getOrAdd(key: UnsafeRow): Int = getOrAddValue(IntegralColumn.read(key, 0, width))
+
+    /** The number of the group of key `value`, numbering it next if it is new. */
+    def getOrAddValue(value: Long): Int = {
       val slot = find(value)
       if (slots(slot + 1) > 0) slots(slot + 1).toInt - 1
       else {
@@ -85,13 +89,20 @@ object GroupIds {
     private var dense: Array[Int] = _
     private var min = 0L
 
-    def get(key: UnsafeRow): Int = {
-      val value = read(key)
+    def get(key: UnsafeRow): Int = getValue(IntegralColumn.read(key, 0, width))
+
+    /** The number of the group of key `value`, or -1 if no group has it. */
+    def getValue(value: Long): Int =
       if (dense == null) slots(find(value) + 1).toInt - 1
       else {
         val i = value - min
         if (i >= 0 && i < dense.length) dense(i.toInt) else -1
       }
+
+    override def keys(keys: Seq[Expression]): GroupKey = keys match {
+      case Seq(column: BoundReference) if IntegralColumn.width(column.dataType) == width =>
+        new GroupKey.Column(this, column.ordinal, width)
+      case _ => super.keys(keys)
     }
 
     def size: Int = count

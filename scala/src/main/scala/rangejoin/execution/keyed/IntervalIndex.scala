@@ -1,7 +1,7 @@
 package rangejoin.execution.keyed
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
 import org.apache.spark.sql.types.DataType
 
 import rangejoin.execution.blocks.{HeapBudget, PackedRows}
@@ -94,14 +94,13 @@ object IntervalIndex {
    */
   def build(
       rows: Iterator[InternalRow],
-      keyOf: UnsafeProjection,
-      keyTypes: Seq[DataType],
+      keys: Seq[Expression],
       lower: IntervalBound,
       upper: IntervalBound,
       types: Seq[DataType],
       budget: HeapBudget
   ): IntervalIndex = {
-    val byLower = AsOfIndex.build(rows, keyOf, keyTypes, bounded(lower, upper), types, budget)
+    val byLower = AsOfIndex.build(rows, keys, bounded(lower, upper), types, budget)
     withUppers(byLower, upper, budget)
   }
 
@@ -111,13 +110,12 @@ object IntervalIndex {
    */
   def build(
       rows: PackedRows,
-      keyOf: UnsafeProjection,
-      keyTypes: Seq[DataType],
+      keys: Seq[Expression],
       lower: IntervalBound,
       upper: IntervalBound,
       budget: HeapBudget
   ): IntervalIndex = {
-    val byLower = AsOfIndex.build(rows, keyOf, keyTypes, bounded(lower, upper), budget)
+    val byLower = AsOfIndex.build(rows, keys, bounded(lower, upper), budget)
     withUppers(byLower, upper, budget)
   }
 

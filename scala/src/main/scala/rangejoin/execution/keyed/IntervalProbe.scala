@@ -1,7 +1,7 @@
 package rangejoin.execution.keyed
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types.DataType
 
@@ -26,12 +26,13 @@ trait IntervalOutput {
 
 /**
  * Streams one input of a keyed point-in-interval join through an [[IntervalIndex]] of the other,
- * in batches put in order of the index's regions ([[ProbeBatches]]): each row's key finds its
- * group, a binary search the intervals that start at or before its point, and a walk back over
- * them ([[IntervalIndex]] says where it stops) the candidates, each kept if it holds the point
- * and `residual` holds. A row's matches come out in descending order of lower bound.
+ * as [[Probes]] order them (in batches put in order of the index's regions when it outgrows the
+ * cache): each row's key finds its group, a binary search the intervals that start at or before
+ * its point, and a walk back over them ([[IntervalIndex]] says where it stops) the candidates,
+ * each kept if it holds the point and `residual` holds. A row's matches come out in descending
+ * order of lower bound.
  *
- * @param keyOf the streamed rows' equality keys
+ * @param keys the streamed rows' equality keys, bound to their columns
  * @param point the streamed rows' point; a NULL point meets no interval
  * @param types the streamed rows' column types
  * @param residual whether a streamed row and an indexed row that holds its point join, when
@@ -40,7 +41,7 @@ trait IntervalOutput {
  */
 final class IntervalProbe(
     index: IntervalIndex,
-    keyOf: UnsafeProjection,
+    keys: Seq[Expression],
     point: AsOfValue,
     types: Seq[DataType],
     numIndexedFields: Int,
@@ -53,10 +54,10 @@ final class IntervalProbe(
 
   def join(streamed: Iterator[InternalRow]): Iterator[InternalRow] =
     new PendingIterator[InternalRow] {
-      private val batches = new ProbeBatches(
+      private val probes = Probes(
         index.byLower,
         new ProbeRegions(index.byLower, index.sizeInBytes),
-        keyOf,
+        keys,
         point,
         types,
         budget,
@@ -90,12 +91,12 @@ final class IntervalProbe(
           position = -1
           stop = 0
           true
-        } else if (batches.advance()) {
-          row = batches.row
+        } else if (probes.advance()) {
+          row = probes.row
           matched = false
-          val g = batches.group
+          val g = probes.group
           if (g >= 0) {
-            code = batches.code
+            code = probes.code
             stop = index.start(g)
             position = index.candidatesEnd(g, code) - 1
           }

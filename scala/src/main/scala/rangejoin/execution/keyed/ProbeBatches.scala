@@ -1,71 +1,56 @@
 package rangejoin.execution.keyed
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.types.DataType
 
 import rangejoin.execution.blocks.{HeapBudget, PackedRows}
 
 /**
- * The rows that probe an index grouped by key and ordered by a code within each group
- * ([[AsOfIndex]], [[IntervalIndex]]), a batch at a time, each batch in order of the index's
+ * The rows that probe an index ([[Probes]]) a batch at a time, each batch in order of the index's
  * [[ProbeRegions]]: up to [[ProbeBatches.BatchRows]] rows (and [[ProbeBatches.BatchBytes]]) are
  * copied as they arrive, each looked up (its group, code and region), then copied once more,
  * region by region ([[rangejoin.execution.blocks.PackedRows#bucketed]]), so that the probes of a
  * region read the batch in sequence and a part of the index small enough to stay in the cache
  * (an index larger than the cache, probed in arrival order, misses it at about every step).
- * When the whole index fits in one region, the batch keeps the order of arrival and is not
- * copied again. Within a region, rows keep the order in which they arrived; Spark does not
- * promise the order of a join's output anyway. Rows with no group (a NULL key or value, or a key
- * the index lacks) go with the first region.
+ * Within a region, rows keep the order in which they arrived; Spark does not promise the order of
+ * a join's output anyway. Rows with no group (a NULL key or value, or a key the index lacks) go
+ * with the first region.
  *
- * A cursor: [[advance]] moves to the next row, whose [[row]], [[group]] and [[code]] are valid
- * until it moves again. The batch and its arrays are allocated from `budget`, and freed once the
- * rows run out.
+ * The batch and its arrays are allocated from `budget`, and freed once the rows run out.
  *
- * @param keyOf the probing rows' equality keys
- * @param value the probing rows' code (an as-of value, a point)
  * @param types the probing rows' column types
  */
 final class ProbeBatches(
     index: AsOfIndex,
     regions: ProbeRegions,
-    keyOf: UnsafeProjection,
-    value: AsOfValue,
+    keys: Seq[Expression],
+    value: RowCode,
     types: Seq[DataType],
     budget: HeapBudget,
     rows: Iterator[InternalRow]
-) {
+) extends Probes(index, keys, value) {
   private val toUnsafe = UnsafeProjection.create(types.toArray)
   private var batch: PackedRows = _
   // Each arrived row's group (-1: none), code and region (then its place in the batch's order),
-  // grown as batches need; then the groups and codes in the batch's order (the same arrays when
-  // the batch keeps the order of arrival).
+  // grown as batches need; then the groups and codes in the batch's order.
   private var groupsIn = Array.emptyIntArray
   private var codesIn = Array.emptyLongArray
   private var regionsIn = Array.emptyIntArray
   private var groups = Array.emptyIntArray
   private var codes = Array.emptyLongArray
-  private val reordered = regions.count > 1
-  // The arrays' bytes per row of room: group and code; with regions, also region, and the
-  // groups and codes again in the batch's order.
-  private val bytesPerRow = if (reordered) 28L else 12L
+  // The arrays' bytes per row of room: group, code and region as they arrive, then the groups
+  // and codes again in the batch's order.
+  private val bytesPerRow = 28L
   private var size = 0
   private var position = 0
   // The last batch's rows and bytes: the next batch's builder starts with room for as many.
   private var lastRows = PackedRows.InitialRows
   private var lastBytes = PackedRows.InitialBytes
 
-  /** The current row. */
+  /** The current row, pointed into the batch. */
   val row = new UnsafeRow(types.size)
 
-  /** The current row's group in the index, or -1 if it has none. */
-  var group: Int = -1
-
-  /** The current row's code, if it has a group. */
-  var code: Long = 0L
-
-  /** Moves to the next row; false when there is none. */
   def advance(): Boolean =
     if (position >= size && !refill()) false
     else {
@@ -93,13 +78,11 @@ final class ProbeBatches(
     var n = 0
     while (n < ProbeBatches.BatchRows && packed.bytes < ProbeBatches.BatchBytes && rows.hasNext) {
       val next = rows.next()
-      val key = keyOf(next)
       if (n == groupsIn.length) grow()
-      val g = if (key.anyNull || !value.of(next)) -1 else index.group(key)
+      val g = locate(next)
       groupsIn(n) = g
       if (g >= 0) codesIn(n) = value.code
-      // The region only orders the batch: not looked up when there is one.
-      if (reordered) regionsIn(n) = if (g < 0) 0 else regions.of(g, codesIn(n))
+      regionsIn(n) = if (g < 0) 0 else regions.of(g, codesIn(n))
       packed += (next match {
         case unsafe: UnsafeRow => unsafe
         case other => toUnsafe(other)
@@ -109,21 +92,15 @@ final class ProbeBatches(
     lastRows = n
     lastBytes = packed.bytes
     val arrived = packed.result(trim = false)
-    if (!reordered) {
-      batch = arrived
-      groups = groupsIn
-      codes = codesIn
-    } else {
-      // Each row's region is replaced by its place in the batch's order.
-      val moved = regionsIn
-      batch = arrived.bucketed(regionsIn, regions.count, moved, budget)
-      budget.free(arrived.sizeInBytes)
-      var i = 0
-      while (i < n) {
-        groups(moved(i)) = groupsIn(i)
-        codes(moved(i)) = codesIn(i)
-        i += 1
-      }
+    // Each row's region is replaced by its place in the batch's order.
+    val moved = regionsIn
+    batch = arrived.bucketed(regionsIn, regions.count, moved, budget)
+    budget.free(arrived.sizeInBytes)
+    var i = 0
+    while (i < n) {
+      groups(moved(i)) = groupsIn(i)
+      codes(moved(i)) = codesIn(i)
+      i += 1
     }
     size = n
     position = 0
@@ -136,11 +113,9 @@ final class ProbeBatches(
     budget.allocate(bytesPerRow * (rows - groupsIn.length))
     groupsIn = java.util.Arrays.copyOf(groupsIn, rows)
     codesIn = java.util.Arrays.copyOf(codesIn, rows)
-    if (reordered) {
-      regionsIn = java.util.Arrays.copyOf(regionsIn, rows)
-      groups = new Array[Int](rows)
-      codes = new Array[Long](rows)
-    }
+    regionsIn = java.util.Arrays.copyOf(regionsIn, rows)
+    groups = new Array[Int](rows)
+    codes = new Array[Long](rows)
   }
 }
 

@@ -19,7 +19,7 @@ class AsOfIndexSuite extends AnyFunSuite {
 
   // Rows (id, k, v): grouped by `k`, coded by `v`.
   private val types: Seq[DataType] = Seq(LongType, LongType, LongType)
-  private val keyOf = UnsafeProjection.create(Seq(BoundReference(1, LongType, nullable = true)))
+  private val keyColumns = Seq(BoundReference(1, LongType, nullable = true))
   private val toUnsafe = UnsafeProjection.create(types.toArray)
 
   /** 40 keys, 0 to 120 rows each, values 0 to 99 (many ties), NULL keys and values. */
@@ -46,21 +46,21 @@ class AsOfIndexSuite extends AnyFunSuite {
   private def indexed(arriving: Seq[(Long, Any, Any)]) = {
     val budget = new CountingBudget()
     val index =
-      AsOfIndex.build(unsafeRows(arriving), keyOf, Seq(LongType), asOf, types, budget)
+      AsOfIndex.build(unsafeRows(arriving), keyColumns, asOf, types, budget)
     (groupsOf(index), budget.peak)
   }
 
   /** As [[indexed]], from the rows packed, and the index. */
   private def indexedPacked(arriving: Seq[(Long, Any, Any)]) = {
     val budget = new CountingBudget()
-    val index = AsOfIndex.build(packed(arriving), keyOf, Seq(LongType), asOf, budget)
+    val index = AsOfIndex.build(packed(arriving), keyColumns, asOf, budget)
     (groupsOf(index), budget.peak, index)
   }
 
   private def groupsOf(index: AsOfIndex) = {
     val row = new UnsafeRow(types.size)
     (0L until 40L).map { k =>
-      val g = index.group(keyOf(InternalRow(0L, k, 0L)))
+      val g = index.keys(keyColumns).groupOf(InternalRow(0L, k, 0L))
       k -> (if (g < 0) Nil
             else (index.start(g) until index.end(g)).map(i =>
               (index.codes(i), index.rows.row(i, row).getLong(0))
@@ -114,7 +114,7 @@ class AsOfIndexSuite extends AnyFunSuite {
     val complete = inOrder(rows.filter { case (_, k, v) => k != null && v != null })
     val inPlace = packed(complete)
     val budget = new CountingBudget()
-    val index = AsOfIndex.build(inPlace, keyOf, Seq(LongType), asOf, budget)
+    val index = AsOfIndex.build(inPlace, keyColumns, asOf, budget)
     assert(index.rows eq inPlace)
     assert(groupsOf(index) == expected(complete))
     // Only the codes and the group starts.

@@ -2,16 +2,17 @@ package rangejoin.execution.keyed
 
 import scala.util.Random
 
-import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Cast, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.types.{DataType, IntegerType, LongType, StringType}
+import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * GroupIds numbers keys in order of first appearance and finds them again, before and after
  * `seal`, whether the keys are dense (a direct table), sparse or at the extremes of their type
- * (the hash table), or not one integral column (the rows' bytes).
+ * (the hash table), or not one integral column (the rows' bytes); a key that is an integral
+ * column of the rows is read in place and finds the groups its key row finds.
  */
 class GroupIdsSuite extends AnyFunSuite {
 
@@ -55,5 +56,42 @@ class GroupIdsSuite extends AnyFunSuite {
 
   test("an index with no keys finds none") {
     check(LongType, Nil, Seq(0L, Long.MaxValue))
+  }
+
+  test("one integral key column, read in place, finds the groups its key row finds") {
+    val rnd = new Random(9)
+    for (
+      (dataType, draw) <- Seq[(DataType, () => Any)](
+        ByteType -> (() => (rnd.nextInt(256) - 128).toByte),
+        ShortType -> (() => (rnd.nextInt(2000) - 1000).toShort),
+        IntegerType -> (() => rnd.nextInt(3000) - 1000),
+        DateType -> (() => rnd.nextInt(400)),
+        LongType -> (() => rnd.nextLong() >> rnd.nextInt(64)),
+        TimestampType -> (() => rnd.nextLong() >> 8)
+      )
+    ) {
+      // Rows (id, key): the key a column of the row, or an expression that must be evaluated.
+      val column = BoundReference(1, dataType, nullable = true)
+      val rows = Seq.fill(3000)(if (rnd.nextInt(50) == 0) null else draw()).map(InternalRow(0L, _))
+      val ids = GroupIds.forKeys(Seq(dataType))
+      val inPlace = ids.keys(Seq(column))
+      val projected = ids.keys(Seq(Cast(column, dataType)))
+      assert(inPlace.isInstanceOf[GroupKey.Column], dataType)
+      assert(projected.isInstanceOf[GroupKey.Projected], dataType)
+      val added = rows.map(r => if (inPlace.read(r)) inPlace.findOrAdd() else -1)
+      assert(added.contains(-1) && added.max == ids.size - 1, dataType)
+      for (sealed_ <- Seq(false, true)) {
+        if (sealed_) ids.seal()
+        rows.zip(added).foreach { case (r, g) =>
+          assert(inPlace.groupOf(r) == g && projected.groupOf(r) == g, s"$dataType $r")
+        }
+        val present: Set[Any] = rows.map(r => r.get(1, dataType): Any).toSet
+        // Bytes drawn 3,000 times take every value: none is absent.
+        Iterator.fill(1000)(draw()).find(v => !present.contains(v)).foreach { absent =>
+          assert(inPlace.groupOf(InternalRow(0L, absent)) == -1, dataType)
+          assert(projected.groupOf(InternalRow(0L, absent)) == -1, dataType)
+        }
+      }
+    }
   }
 }

@@ -89,14 +89,13 @@ class GroupedCarrierSuite extends AnyFunSuite {
       intercept[IllegalArgumentException](SortedBuildRows.fromCarrier(carrier))
       val carried = SortedBuildRows.carriedRows(carrier)
       val budget = new CountingBudget()
-      val index = AsOfIndex.build(carried, keyOf, keys.map(_.dataType), asOf, budget)
+      val index = AsOfIndex.build(carried, keys, asOf, budget)
       assert(index.sortedRows == 0, s"seed $seed")
       assert(index.rows eq carried, s"seed $seed: the rows were copied")
       // The same groups as rows in arrival order give, ties in arrival order.
       val unordered = AsOfIndex.build(
         rows.iterator,
-        keyOf,
-        keys.map(_.dataType),
+        keys,
         new AsOfValue(column(4)),
         types,
         new CountingBudget()
@@ -130,11 +129,10 @@ class GroupedCarrierSuite extends AnyFunSuite {
           rows
         )
       )
-      val keyOf = UnsafeProjection.create(Seq(column(1)))
+      val keys = Seq(column(1))
       val index = IntervalIndex.build(
         carried,
-        keyOf,
-        Seq(IntegerType),
+        keys,
         new IntervalBound(new AsOfValue(column(2)), isLower = true, strict = false, open = false),
         new IntervalBound(new AsOfValue(column(3)), isLower = false, strict = true, open = true),
         new CountingBudget()
@@ -146,7 +144,7 @@ class GroupedCarrierSuite extends AnyFunSuite {
         val expected = rows.filter { r =>
           r.getInt(1) == key && r.getLong(2) <= point && (r.isNullAt(3) || point < r.getLong(3))
         }.map(_.getLong(0)).sorted
-        val g = index.byLower.group(keyOf(toUnsafe(InternalRow(0L, key, 0L, 0L))))
+        val g = index.byLower.keys(keys).groupOf(InternalRow(0L, key, 0L, 0L))
         val found = if (g < 0) Nil
         else {
           var i = index.candidatesEnd(g, point) - 1

@@ -15,15 +15,16 @@ import org.scalatest.funsuite.AnyFunSuite
 import rangejoin.execution.blocks.{CountingBudget, HeapBudget}
 
 /**
- * ProbeRegions cuts an index into regions in the order of its positions; ProbeBatches gives back
- * every probing row once, with its group and code, each batch in order of region (rows of a
- * region in the order they arrived), and frees all it allocated once the rows run out.
+ * ProbeRegions cuts an index into regions in the order of its positions; Probes give back every
+ * probing row once, with its group and code: for an index of several regions, each batch in order
+ * of region (rows of a region in the order they arrived), freeing all they allocated once the
+ * rows run out; for an index of one region, the input's own rows as they arrive.
  */
-class ProbeBatchesSuite extends AnyFunSuite {
+class ProbesSuite extends AnyFunSuite {
 
   // Index and probing rows alike: (id, k, v, pad), grouped by `k`, coded by `v`.
   private val types: Seq[DataType] = Seq(LongType, LongType, LongType, StringType)
-  private val keyOf = UnsafeProjection.create(Seq(BoundReference(1, LongType, nullable = true)))
+  private val keys = Seq(BoundReference(1, LongType, nullable = true))
   private def value = new AsOfValue(BoundReference(2, LongType, nullable = true))
 
   private def row(id: Long, k: Any, v: Any, padBytes: Int = 0): InternalRow =
@@ -33,7 +34,7 @@ class ProbeBatchesSuite extends AnyFunSuite {
   private def index(sizes: Seq[Int]): AsOfIndex = {
     val rows = for ((n, k) <- sizes.zipWithIndex; i <- 0 until n) yield row(i, k.toLong, 10L * i)
     val shuffled = new Random(1).shuffle(rows)
-    AsOfIndex.build(shuffled.iterator, keyOf, Seq(LongType), value, types, HeapBudget.Unaccounted)
+    AsOfIndex.build(shuffled.iterator, keys, value, types, HeapBudget.Unaccounted)
   }
 
   /**
@@ -54,22 +55,23 @@ class ProbeBatchesSuite extends AnyFunSuite {
 
   private def drain(index: AsOfIndex, regions: ProbeRegions, rows: Seq[InternalRow]) = {
     val budget = new CountingBudget()
-    val batches = new ProbeBatches(index, regions, keyOf, value, types, budget, rows.iterator)
+    val probes = Probes(index, regions, keys, value, types, budget, rows.iterator)
     val out = Iterator
-      .continually(batches.advance())
+      .continually(probes.advance())
       .takeWhile(identity)
       .map { _ =>
-        val g = batches.group
+        val g = probes.group
         Probe(
-          batches.row.getLong(0),
+          probes.row.getLong(0),
           g,
-          batches.code,
-          if (g < 0) 0 else regions.of(g, batches.code)
+          probes.code,
+          if (g < 0) 0 else regions.of(g, probes.code)
         )
       }
       .toVector
     assert(budget.held == 0, "everything allocated is freed")
-    assert(budget.peak > 0)
+    if (regions.count > 1) assert(budget.peak > 0, "batches are allocated")
+    else assert(budget.peak == 0, "nothing is copied")
     out
   }
 
@@ -78,7 +80,7 @@ class ProbeBatchesSuite extends AnyFunSuite {
     assert(out.map(_.id).sorted == rows.indices.map(_.toLong))
     for (p <- out) {
       val r = rows(p.id.toInt)
-      val expected = if (r.isNullAt(1) || r.isNullAt(2)) -1 else index.group(keyOf(r))
+      val expected = if (r.isNullAt(1) || r.isNullAt(2)) -1 else index.keys(keys).groupOf(r)
       assert(p.group == expected, s"row ${p.id}")
       if (expected >= 0) assert(p.code == r.getLong(2), s"row ${p.id}")
     }
@@ -111,7 +113,7 @@ class ProbeBatchesSuite extends AnyFunSuite {
       yield regions.of(g, idx.codes(p))
     assert(byPosition.head == 0 && byPosition.last == regions.count - 1)
     assert(byPosition.zip(byPosition.drop(1)).forall { case (a, b) => a <= b })
-    val big = idx.group(keyOf(row(0, 0L, 0L)))
+    val big = idx.keys(keys).groupOf(row(0, 0L, 0L))
     val bigRegions = (idx.start(big) until idx.end(big)).map(p => regions.of(big, idx.codes(p)))
     assert(bigRegions.distinct.size > 1)
     // Codes outside a large group's own fall in its first or last region.
@@ -144,25 +146,33 @@ class ProbeBatchesSuite extends AnyFunSuite {
     assert(!inRegionOrder(out), "each batch is ordered on its own")
   }
 
-  test("an index that fits in one region keeps the order of arrival") {
+  test("an index that fits in one region is probed by the input's own rows, as they arrive") {
     val (regions, out) = probeAll(Seq.fill(50)(20), 5000, padBytes = 0)
     assert(regions.count == 1)
     assert(out.map(_.id) == (0L until 5000L))
+    val idx = index(Seq.fill(50)(20))
+    val rows = probes(100, 50, padBytes = 0)
+    val probing = Probes(
+      idx,
+      new ProbeRegions(idx, idx.sizeInBytes),
+      keys,
+      value,
+      types,
+      HeapBudget.Unaccounted,
+      rows.iterator
+    )
+    for (r <- rows) assert(probing.advance() && (probing.row eq r), "the input's row, not a copy")
+    assert(!probing.advance())
   }
 
   test("no rows: nothing comes out and nothing stays allocated") {
-    val idx = index(Seq(10))
-    val budget = new CountingBudget()
-    val batches = new ProbeBatches(
-      idx,
-      new ProbeRegions(idx, idx.sizeInBytes),
-      keyOf,
-      value,
-      types,
-      budget,
-      Iterator.empty
-    )
-    assert(!batches.advance())
-    assert(budget.held == 0)
+    for (sizes <- Seq(Seq(10), Seq(60000) ++ Seq.fill(3000)(7))) {
+      val idx = index(sizes)
+      val regions = new ProbeRegions(idx, idx.sizeInBytes)
+      val budget = new CountingBudget()
+      val probing = Probes(idx, regions, keys, value, types, budget, Iterator.empty)
+      assert(!probing.advance(), s"${regions.count} regions")
+      assert(budget.held == 0, s"${regions.count} regions")
+    }
   }
 }

@@ -1,0 +1,87 @@
+package rangejoin.execution.keyed
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.types.DataType
+
+import rangejoin.execution.blocks.HeapBudget
+
+/**
+ * The rows that probe an index grouped by key and ordered by a code within each group
+ * ([[AsOfIndex]], [[IntervalIndex]]), each with its group and code.
+ *
+ * A cursor: [[advance]] moves to the next row, whose [[row]], [[group]] and [[code]] are valid
+ * until it moves again.
+ *
+ * @param keys the probing rows' equality keys, bound to their columns
+ * @param value the probing rows' code (an as-of value, a point)
+ */
+abstract class Probes(index: AsOfIndex, keys: Seq[Expression], value: RowCode) {
+  private val key = index.keys(keys)
+
+  /** Moves to the next row; false when there is none. */
+  def advance(): Boolean
+
+  /** The current row. */
+  def row: InternalRow
+
+  /** The current row's group in the index, or -1 if it has none. */
+  var group: Int = -1
+
+  /** The current row's code, if it has a group. */
+  var code: Long = 0L
+
+  /**
+   * The group of `probing` in the index, or -1 when it has none (a NULL key or value, or a key
+   * the index lacks); when it has one, `value.code` is its code until `value` reads another row.
+   */
+  protected final def locate(probing: InternalRow): Int = {
+    val g = key.groupOf(probing)
+    if (g < 0 || !value.of(probing)) -1 else g
+  }
+}
+
+object Probes {
+
+  /**
+   * The probes of `rows`: as they arrive when the whole index fits in one of its `regions`
+   * ([[ProbeStream]]), else in batches put in order of region ([[ProbeBatches]]).
+   *
+   * @param types the probing rows' column types
+   * @param budget what batches allocate from
+   */
+  def apply(
+      index: AsOfIndex,
+      regions: ProbeRegions,
+      keys: Seq[Expression],
+      value: RowCode,
+      types: Seq[DataType],
+      budget: HeapBudget,
+      rows: Iterator[InternalRow]
+  ): Probes =
+    if (regions.count == 1) new ProbeStream(index, keys, value, rows)
+    else new ProbeBatches(index, regions, keys, value, types, budget, rows)
+}
+
+/**
+ * The probing rows in the order they arrive, none copied: each row is the input's own, valid
+ * until the next [[advance]]. For an index that fits in the cache, where the order of the probes
+ * does not change which of its bytes are cached.
+ */
+final class ProbeStream(
+    index: AsOfIndex,
+    keys: Seq[Expression],
+    value: RowCode,
+    rows: Iterator[InternalRow]
+) extends Probes(index, keys, value) {
+  private var current: InternalRow = _
+
+  def row: InternalRow = current
+
+  def advance(): Boolean = rows.hasNext && {
+    current = rows.next()
+    group = locate(current)
+    if (group >= 0) code = value.code
+    true
+  }
+}
