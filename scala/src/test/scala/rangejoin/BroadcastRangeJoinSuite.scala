@@ -2,7 +2,7 @@ package rangejoin
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, BuildSide}
-import org.apache.spark.sql.execution.{FilterExec, InputAdapter, SparkPlan, WholeStageCodegenExec}
+import org.apache.spark.sql.execution.{FilterExec, SparkPlan}
 import org.apache.spark.sql.execution.aggregate.HashAggregateExec
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.DataType
@@ -44,31 +44,12 @@ class BroadcastRangeJoinSuite extends RangeJoinTestBase {
   }
 
   /**
-   * Whole-stage codegen on or off; on, a stage whose code does not compile fails the query
-   * instead of falling back to the operators' `doExecute`.
-   */
-  private def wholeStageCodegen[T](on: Boolean)(body: => T): T =
-    withConf(
-      "spark.sql.codegen.wholeStage" -> on.toString,
-      "spark.sql.codegen.fallback" -> (!on).toString
-    )(body)
-
-  /** The operators each whole-stage codegen stage of `plan` generates code for. */
-  private def stages(plan: SparkPlan): Seq[Seq[SparkPlan]] = {
-    def inStage(p: SparkPlan): Seq[SparkPlan] = p match {
-      case _: InputAdapter => Nil
-      case other => other +: other.children.flatMap(inStage)
-    }
-    collect(plan) { case s: WholeStageCodegenExec => inStage(s.child) }
-  }
-
-  /**
    * Asserts that the broadcast range joins of an executed `plan` sit in whole-stage codegen
    * stages exactly when whole-stage codegen is `on`; returns the stages that hold one.
    */
   private def checkCodegen(plan: SparkPlan, on: Boolean): Seq[Seq[SparkPlan]] = {
     val joins = collect(plan) { case j: BroadcastRangeJoinExec => j }
-    val withJoin = stages(plan).filter(_.exists(_.isInstanceOf[BroadcastRangeJoinExec]))
+    val withJoin = generatedStages(plan).filter(_.exists(_.isInstanceOf[BroadcastRangeJoinExec]))
     val generated = withJoin.flatten.collect { case j: BroadcastRangeJoinExec => j }
     assert(joins.nonEmpty, plan)
     assert(generated.size == (if (on) joins.size else 0), s"whole-stage codegen $on:\n$plan")

@@ -329,6 +329,38 @@ class KeyedJoinSuite extends RangeJoinTestBase {
     }
   }
 
+  test("a broadcast keyed interval join runs in its stage's generated code, every join type") {
+    facts("f", 900, 20, 81, "int")
+    versions("d", 2000, 20, 82, "int")
+    val interval = "l.p >= r.s AND (l.p < r.e OR r.e IS NULL)"
+    // One integral key (looked up by value), two keys and a string key (by key row).
+    val keys = Seq("l.k = r.k", "l.k = r.k AND l.id % 2 = r.id % 2", "string(l.k) = string(r.k)")
+    val queries = keys.flatMap { key =>
+      val on = s"$key AND $interval"
+      Seq(0, 1, 4, 5, 6).map(s => joinShapes(s)(on)) ++ Seq(
+        s"SELECT l.id, r.id FROM l JOIN r ON $on AND (l.id + r.id) % 5 <> 0",
+        s"SELECT count(*), sum(r.id), count(r.e) FROM l LEFT JOIN r ON $on",
+        // A filter above an outer join: its `continue` skips a pair or the padded row.
+        s"SELECT l.id, r.id FROM l LEFT JOIN r ON $on WHERE r.id IS NULL OR r.id % 4 <> 0",
+        s"SELECT r.id FROM r RIGHT JOIN l ON $on"
+      )
+    }
+    spark.table("f").createOrReplaceTempView("l")
+    spark.table("d").createOrReplaceTempView("r")
+    withConf(RangeJoinConf.KeyedIntervalBroadcastThreshold.key -> "32m") {
+      for (on <- Seq(true, false); query <- queries) wholeStageCodegen(on) {
+        withClue(s"$query (whole-stage codegen $on)\n") {
+          val (_, plan) = checkOperatorPlan(query, Some("KeyedIntervalJoin"))
+          val joins = collect(plan) { case j: KeyedIntervalJoinExec => j }
+          val generated = generatedStages(plan).flatten.collect { case j: KeyedIntervalJoinExec =>
+            j
+          }
+          assert(joins.forall(_.broadcast) && generated.size == (if (on) joins.size else 0), plan)
+        }
+      }
+    }
+  }
+
   test("a point in an interval per key without an open end stays KeyGroupIEJoinExec") {
     facts("l", 300, 5, 41, "int")
     versions("r", 300, 5, 42, "int")

@@ -1,7 +1,7 @@
 package rangejoin
 
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
-import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.{InputAdapter, SparkPlan, WholeStageCodegenExec}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -78,6 +78,25 @@ trait RangeJoinTestBase extends AnyFunSuite with AdaptiveSparkPlanHelper {
   )
 
   def ieJoins(plan: SparkPlan): Seq[IEJoinExec] = collect(plan) { case j: IEJoinExec => j }
+
+  /**
+   * Runs `body` with whole-stage codegen on or off; on, a stage whose code does not compile fails
+   * the query instead of falling back to the operators' `doExecute`.
+   */
+  def wholeStageCodegen[T](on: Boolean)(body: => T): T =
+    withConf(
+      "spark.sql.codegen.wholeStage" -> on.toString,
+      "spark.sql.codegen.fallback" -> (!on).toString
+    )(body)
+
+  /** The operators each whole-stage codegen stage of `plan` generates code for. */
+  def generatedStages(plan: SparkPlan): Seq[Seq[SparkPlan]] = {
+    def inStage(p: SparkPlan): Seq[SparkPlan] = p match {
+      case _: InputAdapter => Nil
+      case other => other +: other.children.flatMap(inStage)
+    }
+    collect(plan) { case s: WholeStageCodegenExec => inStage(s.child) }
+  }
 
   /**
    * The range-join operators in `plan`, by node name ("IEJoin", "SlidingWindowJoin", ...), and

@@ -20,7 +20,12 @@ import org.apache.spark.sql.catalyst.plans.physical.{
   Partitioning,
   UnspecifiedDistribution
 }
-import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
+import org.apache.spark.sql.catalyst.expressions.codegen.{
+  CodegenContext,
+  ExprCode,
+  GenerateUnsafeProjection
+}
+import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.metric.SQLMetric
 
 import rangejoin.condition.PointInInterval
@@ -29,13 +34,14 @@ import rangejoin.execution.blocks.HeapBudget.Unaccounted
 import rangejoin.execution.broadcast.{PerCarrier, SortedRowsBroadcastMode}
 import rangejoin.execution.keyed.{
   AsOfValue,
-  IntervalBound,
+  IntegralColumn,
+  IntervalCursor,
   IntervalIndex,
   IntervalOutput,
   IntervalProbe,
   KeyGroupMemory
 }
-import rangejoin.execution.runtime.{JoinMemory, StreamEmit}
+import rangejoin.execution.runtime.{JoinMemory, StreamEmit, StreamProbeCodegen}
 
 /**
  * A join on equality keys plus a point of one input inside an interval of the other
@@ -53,6 +59,11 @@ import rangejoin.execution.runtime.{JoinMemory, StreamEmit}
  * is streamed: the join type must preserve or filter only it (inner, its outer side, and, when it
  * is the left input, semi, anti and existence joins).
  *
+ * With whole-stage codegen, a broadcast join's probe is generated code in the point input's stage
+ * ([[runtime.StreamProbeCodegen]]), fused with the scan below and the operators above, each point
+ * probing as it arrives. `doExecute` runs the probe interpreted ([[keyed.IntervalProbe]]), with
+ * the points put in order of the index's cache-sized regions when the index outgrows one.
+ *
  * @param residual the conjuncts of the join's condition that neither the keys nor the interval
  *   decide
  * @param columns the columns a projection above keeps, which alone the node writes
@@ -68,13 +79,15 @@ case class KeyedIntervalJoinExec(
     columns: Option[Seq[Attribute]],
     left: SparkPlan,
     right: SparkPlan
-) extends BinaryExecNode
+) extends StreamProbeCodegen
     with ProjectedOutput
     with JoinMetrics
     with ExplainFields {
 
   private def pointIsLeft = interval.pointIsLeft
-  private def streamedPlan = if (pointIsLeft) left else right
+  override protected def streamIsLeft: Boolean = pointIsLeft
+  override protected def streamedPlan: SparkPlan = if (pointIsLeft) left else right
+  override protected def buildPlan: SparkPlan = indexedPlan
   private def indexedPlan = if (pointIsLeft) right else left
   private def streamedKeys = if (pointIsLeft) leftKeys else rightKeys
   private def indexedKeys = if (pointIsLeft) rightKeys else leftKeys
@@ -114,6 +127,69 @@ case class KeyedIntervalJoinExec(
     outputField
   )
 
+  /** What is checked on the pairs the index yields: the residual. */
+  override def condition: Option[Expression] = residual
+
+  override protected def streamEmit: StreamEmit = StreamEmit.of(joinType)
+
+  override protected def numOutputRowsKey: String = JoinMetric.NumOutputRows.key
+
+  /** A broadcast join runs as generated code; a partitioned one, zipping two inputs, does not. */
+  override def supportCodegen: Boolean = broadcast
+
+  /**
+   * The probe of a streamed row in Java: its keys (one integral key as a `long`, others as a key
+   * row, as [[keyed.GroupKey]] reads them), then, only once they found a group, its point, as the
+   * interpreted probe evaluates it; the walk is an [[keyed.IntervalCursor]] over the task's index.
+   */
+  override protected def probeCode(ctx: CodegenContext, input: Seq[ExprCode])
+      : StreamProbeCodegen.Probe = {
+    val intervals = ctx.addReferenceObj("intervals", broadcastIntervals())
+    val cursor = ctx.addMutableState(
+      classOf[IntervalCursor].getName,
+      "intervalCursor",
+      v => s"$v = $intervals.cursor();",
+      forceInline = true
+    )
+    val keys = BindReferences.bindReferences(streamedKeys, streamedPlan.output)
+    val point = BindReferences.bindReference(interval.point: Expression, streamedPlan.output)
+    // The point is evaluated inside a block; the input columns it reads are read before it.
+    val read = evaluateRequiredVariables(streamedPlan.output, input, interval.point.references)
+    ctx.currentVars = input
+    val (keyCode, keyNull, group) = keys match {
+      case Seq(key) if IntegralColumn.width(key.dataType) > 0 =>
+        val ev = key.genCode(ctx)
+        (ev.code.toString, ev.isNull.toString, s"$cursor.groupOfValue((long) ${ev.value})")
+      case _ =>
+        val ev = GenerateUnsafeProjection.createCode(ctx, keys)
+        (ev.code.toString, s"${ev.value}.anyNull()", s"$cursor.groupOfKeys(${ev.value})")
+    }
+    val pointEv = point.genCode(ctx)
+    val g = ctx.freshName("group")
+    val p = ctx.freshName("point")
+    val start =
+      s"""
+         |int $g = $group;
+         |long $p = 0L;
+         |if ($g >= 0) {
+         |  ${pointEv.code}
+         |  if (${pointEv.isNull}) $g = -1;
+         |  else $p = (long) ${pointEv.value};
+         |}
+         |$cursor.probe($g, $p);
+       """.stripMargin
+    StreamProbeCodegen.Probe(
+      s"$read\n$keyCode",
+      usable = s"!($keyNull)",
+      start = start,
+      next = s"$cursor.next()",
+      row = s"$cursor.row()"
+    )
+  }
+
+  override protected def written(all: Seq[ExprCode]): Seq[ExprCode] =
+    columns.fold(all)(_.map(c => all(joinOutput.indexWhere(_.exprId == c.exprId))))
+
   override protected def doExecute(): RDD[InternalRow] = {
     // Taken on the driver: the metrics are made from the session, which a task's copy of this
     // node does not have.
@@ -124,10 +200,9 @@ case class KeyedIntervalJoinExec(
     )
     val rowsSorted = metric(JoinMetric.IndexRowsSorted)
     if (broadcast) {
-      val carrier = indexedPlan.executeBroadcast[Array[InternalRow]]()
-      val builds = metric(JoinMetric.IndexBuilds)
+      val intervals = broadcastIntervals()
       streamedPlan.execute().mapPartitions { rows =>
-        join(rows, _ => sharedIndex(carrier, builds, rowsSorted), metrics)
+        join(rows, _ => intervals.index(), metrics)
       }
     } else {
       left.execute().zipPartitions(right.execute()) { (l, r) =>
@@ -139,40 +214,30 @@ case class KeyedIntervalJoinExec(
 
   private case class TaskMetrics(walked: SQLMetric, numOutputRows: SQLMetric, peakMemory: SQLMetric)
 
-  /** The index of the broadcast intervals: built by the executor's first task, then shared. */
-  private def sharedIndex(
-      carrier: Broadcast[Array[InternalRow]],
-      builds: SQLMetric,
-      rowsSorted: SQLMetric
-  ): IntervalIndex =
-    PerCarrier.ofRows(carrier, indexIdentity, builds) { rows =>
-      sortCounted(
-        IntervalIndex.build(rows, boundIndexedKeys, lowerBound, upperBound, Unaccounted),
-        rowsSorted
-      )
-    }
-
-  /**
-   * What the index of the broadcast intervals depends on, bound to their columns' positions: two
-   * joins that read one broadcast (an exchange reused under other column names, as a dimension
-   * joined twice is) share one index when these are equal.
-   */
-  private def indexIdentity: Any = {
-    def bound(e: Expression) = BindReferences.bindReference(e, indexedPlan.output)
-    val i = interval
-    (
-      "intervals",
+  /** The broadcast intervals, which each executor indexes once ([[BroadcastIntervals]]). */
+  private def broadcastIntervals(): BroadcastIntervals =
+    BroadcastIntervals(
+      indexedPlan.executeBroadcast[Array[InternalRow]](),
       boundIndexedKeys,
-      (bound(i.lowerColumn), i.lowerStrict, i.lowerOpen),
-      (bound(i.upperColumn), i.upperStrict, i.upperOpen)
+      lowerBound,
+      upperBound,
+      metric(JoinMetric.IndexBuilds),
+      metric(JoinMetric.IndexRowsSorted),
+      metric(JoinMetric.CandidatesWalked)
     )
-  }
 
   private def buildIndex(rows: Iterator[InternalRow], budget: HeapBudget, rowsSorted: SQLMetric)
       : IntervalIndex = {
     val types = indexedPlan.output.map(_.dataType)
     sortCounted(
-      IntervalIndex.build(rows, boundIndexedKeys, lowerBound, upperBound, types, budget),
+      IntervalIndex.build(
+        rows,
+        boundIndexedKeys,
+        lowerBound.reader(isLower = true),
+        upperBound.reader(isLower = false),
+        types,
+        budget
+      ),
       rowsSorted
     )
   }
@@ -182,17 +247,12 @@ case class KeyedIntervalJoinExec(
     index
   }
 
-  // New objects on each call: projections and bounds keep state, one per index build.
   private def boundIndexedKeys = BindReferences.bindReferences(indexedKeys, indexedPlan.output)
-  private def lowerBound =
-    bound(interval.lowerColumn, isLower = true, interval.lowerStrict, interval.lowerOpen)
-  private def upperBound =
-    bound(interval.upperColumn, isLower = false, interval.upperStrict, interval.upperOpen)
+  private def lowerBound = bound(interval.lowerColumn, interval.lowerStrict, interval.lowerOpen)
+  private def upperBound = bound(interval.upperColumn, interval.upperStrict, interval.upperOpen)
 
-  private def bound(column: Attribute, isLower: Boolean, strict: Boolean, open: Boolean) = {
-    val value = new AsOfValue(BindReferences.bindReference(column, indexedPlan.output))
-    new IntervalBound(value, isLower, strict, open)
-  }
+  private def bound(column: Attribute, strict: Boolean, open: Boolean) =
+    BroadcastIntervals.Bound(BindReferences.bindReference(column, indexedPlan.output), strict, open)
 
   /**
    * One task: the streamed rows through the index `indexOf` gives, given the task's memory to
@@ -239,7 +299,6 @@ case class KeyedIntervalJoinExec(
       BindReferences.bindReferences(streamedKeys, streamedPlan.output),
       new AsOfValue(BindReferences.bindReference(interval.point, streamedPlan.output)),
       streamedPlan.output.map(_.dataType),
-      indexedPlan.output.size,
       predicate.map(p => (s: InternalRow, i: InternalRow) => p.eval(ordered(s, i))),
       emit,
       outputs,

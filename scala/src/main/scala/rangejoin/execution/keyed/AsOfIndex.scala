@@ -71,6 +71,18 @@ final class AsOfIndex private (
   /** A reader of the keys `keys` (bound to the rows it reads) for lookups of their group. */
   def keys(keys: Seq[Expression]): GroupKey = groups.keys(keys)
 
+  /** The group of a row of the equality keys' values, none NULL, or -1 if it has none. */
+  def groupOfKeys(keys: UnsafeRow): Int = groups.get(keys)
+
+  /**
+   * The group of one integral key's value ([[IntegralColumn]]), or -1 if it has none: for an
+   * index of one such key, without writing a key row.
+   */
+  def groupOfValue(value: Long): Int = groups match {
+    case byValue: GroupIds.ByValue => byValue.getValue(value)
+    case _ => throw new IllegalStateException("The index's keys are not one integral column")
+  }
+
   def numGroups: Int = starts.length - 1
 
   def start(group: Int): Int = starts(group)

@@ -1,7 +1,7 @@
 package rangejoin.execution.keyed
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types.DataType
 
@@ -44,7 +44,6 @@ final class IntervalProbe(
     keys: Seq[Expression],
     point: AsOfValue,
     types: Seq[DataType],
-    numIndexedFields: Int,
     residual: Option[(InternalRow, InternalRow) => Boolean],
     emit: StreamEmit,
     output: IntervalOutput,
@@ -63,43 +62,32 @@ final class IntervalProbe(
         budget,
         streamed
       )
-      private val candidate = new UnsafeRow(numIndexedFields)
+      private val cursor = new IntervalCursor(index, walked)
       private var row: InternalRow = _
-      private var code = 0L
-      private var position = -1 // the next candidate; below `stop` when the walk is over
-      private var stop = 0
+      private var walking = false
       private var matched = false
       private val rest = residual.getOrElse((_: InternalRow, _: InternalRow) => true)
 
       /** Takes one step: a candidate, the end of a row, or the next row; false when done. */
       protected def step(): Boolean = {
-        if (position >= stop && index.reaches(position, code)) {
-          walked += 1
-          index.row(position, candidate)
-          val holds = index.admits(position, code) && rest(row, candidate)
-          position -= 1
-          if (holds) {
+        if (walking && cursor.next()) {
+          if (rest(row, cursor.row)) {
             matched = true
-            if (emit.pairs) pending = output.pair(row, candidate)
-            else position = stop - 1 // one match decides a semi, anti or existence join
+            if (emit.pairs) pending = output.pair(row, cursor.row)
+            else walking = false // one match decides a semi, anti or existence join
           }
           true
         } else if (row != null) {
           if (matched && emit.matched) pending = output.matched(row)
           else if (!matched && emit.unmatched) pending = output.unmatched(row)
           row = null
-          position = -1
-          stop = 0
+          walking = false
           true
         } else if (probes.advance()) {
           row = probes.row
           matched = false
-          val g = probes.group
-          if (g >= 0) {
-            code = probes.code
-            stop = index.start(g)
-            position = index.candidatesEnd(g, code) - 1
-          }
+          walking = probes.group >= 0
+          if (walking) cursor.probe(probes.group, probes.code)
           true
         } else false
       }

@@ -1,0 +1,71 @@
+package rangejoin.execution
+
+import org.apache.spark.broadcast.Broadcast
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.execution.metric.SQLMetric
+
+import rangejoin.execution.blocks.HeapBudget.Unaccounted
+import rangejoin.execution.blocks.InjectedFailures
+import rangejoin.execution.broadcast.PerCarrier
+import rangejoin.execution.keyed.{AsOfValue, IntervalBound, IntervalCursor, IntervalIndex}
+
+/**
+ * The broadcast interval input of a [[KeyedIntervalJoinExec]] and how an executor indexes it:
+ * once, by the first task to ask, shared by its other tasks ([[PerCarrier]]). Everything here is
+ * bound to the broadcast rows' columns, so two joins that read one broadcast (an exchange reused
+ * under other column names, as a dimension joined twice is) are equal and share one index.
+ * Serializable: the join's generated code holds it.
+ *
+ * @param keys the intervals' equality keys
+ * @param lower the intervals' lower bound
+ * @param upper the intervals' upper bound
+ * @param builds counts the indexes built
+ * @param rowsSorted counts the rows an index build put in order
+ * @param walked counts the candidates the cursors walk
+ */
+final case class BroadcastIntervals(
+    carrier: Broadcast[Array[InternalRow]],
+    keys: Seq[Expression],
+    lower: BroadcastIntervals.Bound,
+    upper: BroadcastIntervals.Bound,
+    builds: SQLMetric,
+    rowsSorted: SQLMetric,
+    walked: SQLMetric
+) {
+
+  /** This executor's index of the intervals. */
+  def index(): IntervalIndex =
+    PerCarrier.ofRows(carrier, ("intervals", keys, lower, upper), builds) { rows =>
+      val index =
+        IntervalIndex.build(
+          rows,
+          keys,
+          lower.reader(isLower = true),
+          upper.reader(isLower = false),
+          Unaccounted
+        )
+      rowsSorted += index.sortedRows
+      index
+    }
+
+  /**
+   * A task's cursor over this executor's index, for generated code; fails a first attempt
+   * when a test injects failures.
+   */
+  def cursor(): IntervalCursor = {
+    InjectedFailures.failFirstAttempt()
+    new IntervalCursor(index(), walked)
+  }
+}
+
+object BroadcastIntervals {
+
+  /** One bound of the intervals: a column and how it compares ([[IntervalBound]]). */
+  final case class Bound(column: Expression, strict: Boolean, open: Boolean) {
+
+    /** A new reader of the bound: one per index build, as it keeps state. */
+    def reader(isLower: Boolean): IntervalBound =
+      new IntervalBound(new AsOfValue(column), isLower, strict, open)
+  }
+}
