@@ -6,8 +6,10 @@ four shapes: points in ranges grouped by range, the same as a LEFT JOIN that kee
 a LEFT JOIN that keeps every range (the small side preserved, which no broadcast join can build),
 and a condition on two column pairs. Two 100K x 100K band joins with about 1e8 output pairs (a
 count, and a GROUP BY) test output-heavy joins, and the suite's TPC-H-shaped join runs forced
-through the plugin (`spark.rangejoin.minCandidatePairs=0`). Every cell runs with the plugin on
-and off in one session, in turns, best of 3 after a warm-up of each, and the answers must agree.
+through the plugin (`spark.rangejoin.minCandidatePairs=0`). Type-2 dimension lookups of 5M facts
+in versions, one and five per key, test the keyed interval join against Spark's hash joins.
+Every cell runs with the plugin on and off in one session, in turns, best of 3 after a warm-up
+of each, and the answers must agree.
 The last column flags cells where the plugin takes more than 1.1x vanilla Spark's time, except
 where the plugin left the join to Spark: both runs then execute the same plan, their ratio is
 noise, and the cell says so. The table is printed as it is measured, and the results page
@@ -19,9 +21,9 @@ import time
 from pathlib import Path
 
 from results_page import DOCS_DIR, words, write_page
-from workloads import BY_NAME
+from workloads import BY_NAME, SCD2_LOOKUP
 
-from common import join_line, plan_text, points, spark_session, write_once
+from common import facts, join_line, plan_text, points, spark_session, versions, write_once
 
 SHAPES = {
     "pip_group": "SELECT i.iid, count(*) FROM p JOIN i ON p.v >= i.lo AND p.v < i.hi "
@@ -47,6 +49,10 @@ PLUGIN_OPERATORS = (
     "CountMatches",
 )
 FORCED = {"spark.rangejoin.minCandidatePairs": "0", "spark.rangejoin.minSmallSideRows": "0"}
+# Type-2 dimension lookups: 5M facts against (versions, keys) with one and five versions per key.
+KEYED = [(100_000, 100_000), (1_000_000, 1_000_000), (1_000_000, 200_000)]
+SCD2_LEFT = SCD2_LOOKUP.replace(" JOIN dim", " LEFT JOIN dim")
+PARTITIONED = {"spark.rangejoin.keyedIntervalJoin.broadcastThreshold": "-1"}
 HEADER = [
     "| cell | plugin operator | plugin s | vanilla s | plugin / vanilla | |",
     "|---|---|---:|---:|---:|---|",
@@ -176,7 +182,11 @@ def method(args, minutes: float) -> str:
     if not args.no_extras:
         text += (
             " Then two 100K x 100K band joins with about 1e8 output pairs (`dense_count`, "
-            "`dense_group`), and the suite's TPC-H-shaped join forced through the plugin "
+            "`dense_group`); type-2 dimension lookups (`scd2`, the workloads' SCD2 query, and "
+            "`scd2_left`, its `LEFT JOIN`) of 5M facts in versions with one or five versions "
+            "per key, the last also with the versions hash-partitioned "
+            "(`spark.rangejoin.keyedIntervalJoin.broadcastThreshold=-1`); and the suite's "
+            "TPC-H-shaped join forced through the plugin "
             "(`spark.rangejoin.minCandidatePairs=0`, `spark.rangejoin.minSmallSideRows=0`)."
         )
     return text + (
@@ -188,12 +198,26 @@ def method(args, minutes: float) -> str:
     )
 
 
+def keyed(spark, grid: Grid) -> None:
+    """Type-2 dimension lookups (the workloads' `SCD2_LOOKUP`), inner and `LEFT JOIN`, with the
+    versions broadcast as the plugin chooses, and the largest also hash-partitioned."""
+    for rows, keys in KEYED:
+        spark.read.parquet(facts(spark, 5_000_000, keys, 3653, 91)).createOrReplaceTempView("facts")
+        spark.read.parquet(versions(spark, rows, keys, 3653, 95)).createOrReplaceTempView("dim")
+        label = f"5,000,000 x {rows:,} ({rows // keys} per key)"
+        grid.cell(f"scd2 {label}", SCD2_LOOKUP)
+        grid.cell(f"scd2_left {label}", SCD2_LEFT)
+    grid.cell(f"scd2 partitioned {label}", SCD2_LOOKUP, PARTITIONED)
+
+
 def extras(spark, grid: Grid) -> None:
-    """The output-heavy 100K x 100K band joins, and the TPC-H-shaped join forced through."""
+    """The output-heavy 100K x 100K band joins, the type-2 dimension lookups, and the
+    TPC-H-shaped join forced through."""
     spark.read.parquet(points(spark, "points", 100_000, 5)).createOrReplaceTempView("a")
     spark.read.parquet(points(spark, "points_b", 100_000, 6)).createOrReplaceTempView("b")
     for name, query in DENSE.items():
         grid.cell(f"{name} 100,000 x 100,000", query)
+    keyed(spark, grid)
     tpch = BY_NAME["tpch"]
     for view, path in tpch.tables(spark, tpch.rows).items():
         spark.read.parquet(path).createOrReplaceTempView(view)
