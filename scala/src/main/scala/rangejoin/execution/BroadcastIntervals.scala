@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 import rangejoin.execution.blocks.HeapBudget.Unaccounted
 import rangejoin.execution.blocks.InjectedFailures
 import rangejoin.execution.broadcast.PerCarrier
-import rangejoin.execution.keyed.{AsOfValue, IntervalBound, IntervalCursor, IntervalIndex}
+import rangejoin.execution.keyed.{IntervalBound, IntervalCursor, IntervalIndex}
 
 /**
  * The broadcast interval input of a [[KeyedIntervalJoinExec]] and how an executor indexes it:
@@ -27,8 +27,8 @@ import rangejoin.execution.keyed.{AsOfValue, IntervalBound, IntervalCursor, Inte
 final case class BroadcastIntervals(
     carrier: Broadcast[Array[InternalRow]],
     keys: Seq[Expression],
-    lower: BroadcastIntervals.Bound,
-    upper: BroadcastIntervals.Bound,
+    lower: IntervalBound.Spec,
+    upper: IntervalBound.Spec,
     builds: SQLMetric,
     rowsSorted: SQLMetric,
     walked: SQLMetric
@@ -56,16 +56,5 @@ final case class BroadcastIntervals(
   def cursor(): IntervalCursor = {
     InjectedFailures.failFirstAttempt()
     new IntervalCursor(index(), walked)
-  }
-}
-
-object BroadcastIntervals {
-
-  /** One bound of the intervals: a column and how it compares ([[IntervalBound]]). */
-  final case class Bound(column: Expression, strict: Boolean, open: Boolean) {
-
-    /** A new reader of the bound: one per index build, as it keeps state. */
-    def reader(isLower: Boolean): IntervalBound =
-      new IntervalBound(new AsOfValue(column), isLower, strict, open)
   }
 }

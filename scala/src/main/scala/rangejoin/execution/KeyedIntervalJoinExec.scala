@@ -1,6 +1,5 @@
 package rangejoin.execution
 
-import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
@@ -30,11 +29,11 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 
 import rangejoin.condition.PointInInterval
 import rangejoin.execution.blocks.{HeapBudget, InjectedFailures}
-import rangejoin.execution.blocks.HeapBudget.Unaccounted
-import rangejoin.execution.broadcast.{PerCarrier, SortedRowsBroadcastMode}
+import rangejoin.execution.broadcast.SortedRowsBroadcastMode
 import rangejoin.execution.keyed.{
   AsOfValue,
   IntegralColumn,
+  IntervalBound,
   IntervalCursor,
   IntervalIndex,
   IntervalOutput,
@@ -252,7 +251,7 @@ case class KeyedIntervalJoinExec(
   private def upperBound = bound(interval.upperColumn, interval.upperStrict, interval.upperOpen)
 
   private def bound(column: Attribute, strict: Boolean, open: Boolean) =
-    BroadcastIntervals.Bound(BindReferences.bindReference(column, indexedPlan.output), strict, open)
+    IntervalBound.Spec(BindReferences.bindReference(column, indexedPlan.output), strict, open)
 
   /**
    * One task: the streamed rows through the index `indexOf` gives, given the task's memory to

@@ -32,6 +32,17 @@ final class IntervalBound(value: AsOfValue, isLower: Boolean, strict: Boolean, o
   override def code: Long = inclusive
 }
 
+object IntervalBound {
+
+  /** A bound's column, bound to the rows' columns, and how it compares: what a reader reads. */
+  final case class Spec(column: Expression, strict: Boolean, open: Boolean) {
+
+    /** A new reader of the bound: one per index build, as a reader keeps state. */
+    def reader(isLower: Boolean): IntervalBound =
+      new IntervalBound(new AsOfValue(column), isLower, strict, open)
+  }
+}
+
 /**
  * One input of a keyed point-in-interval join, indexed for lookups by key and point: each
  * interval as the inclusive codes `[lower, upper]` of the points it admits ([[IntervalBound]]),
