@@ -58,13 +58,16 @@ import rangejoin.execution.runtime.{JoinMemory, StreamEmit, StreamProbeCodegen}
  * is streamed: the join type must preserve or filter only it (inner, its outer side, and, when it
  * is the left input, semi, anti and existence joins).
  *
- * With whole-stage codegen, a broadcast join's probe is generated code in the point input's stage
- * ([[runtime.StreamProbeCodegen]]), fused with the scan below and the operators above, each point
- * probing as it arrives. `doExecute` runs the probe interpreted ([[keyed.IntervalProbe]]), with
- * the points put in order of the index's cache-sized regions when the index outgrows one.
+ * With whole-stage codegen and `generated`, a broadcast join's probe is generated code in the point
+ * input's stage ([[runtime.StreamProbeCodegen]]), fused with the scan below and the operators
+ * above, each point probing as it arrives. `doExecute` runs the probe interpreted
+ * ([[keyed.IntervalProbe]]), with the points put in order of the index's cache-sized regions when
+ * the index outgrows one.
  *
  * @param residual the conjuncts of the join's condition that neither the keys nor the interval
  *   decide
+ * @param generated whether a broadcast index is small enough for generated code, which probes in
+ *   arrival order ([[KeyedIntervalJoinExec.GeneratedMaxBytes]])
  * @param columns the columns a projection above keeps, which alone the node writes
  *   ([[ProjectedOutput]]), or `None` for all
  */
@@ -75,6 +78,7 @@ case class KeyedIntervalJoinExec(
     residual: Option[Expression],
     joinType: JoinType,
     broadcast: Boolean,
+    generated: Boolean,
     columns: Option[Seq[Attribute]],
     left: SparkPlan,
     right: SparkPlan
@@ -133,8 +137,11 @@ case class KeyedIntervalJoinExec(
 
   override protected def numOutputRowsKey: String = JoinMetric.NumOutputRows.key
 
-  /** A broadcast join runs as generated code; a partitioned one, zipping two inputs, does not. */
-  override def supportCodegen: Boolean = broadcast
+  /**
+   * A broadcast join of a `generated` (small) index runs as generated code; a partitioned one,
+   * zipping two inputs, does not.
+   */
+  override def supportCodegen: Boolean = broadcast && generated
 
   /**
    * The probe of a streamed row in Java: its keys (one integral key as a `long`, others as a key
@@ -314,4 +321,15 @@ case class KeyedIntervalJoinExec(
 
   override protected def withNewChildrenInternal(newLeft: SparkPlan, newRight: SparkPlan)
       : KeyedIntervalJoinExec = copy(left = newLeft, right = newRight)
+}
+
+object KeyedIntervalJoinExec {
+
+  /**
+   * The largest interval input, by Spark's size estimate, whose broadcast join runs as generated
+   * code. Generated code probes the points in arrival order; a larger index is probed interpreted,
+   * in the order of its cache-sized regions, which on indexes of a million versions measured
+   * faster than generated code (the `scd2` cells of make bench-grid and the suite's `scd2`).
+   */
+  val GeneratedMaxBytes: Long = 4L << 20
 }

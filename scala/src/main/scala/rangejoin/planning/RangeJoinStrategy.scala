@@ -231,6 +231,7 @@ case class RangeJoinStrategy(session: SparkSession) extends SparkStrategy with L
               conjuncts.residuals.filterNot(interval.get.decided.contains).reduceOption(And),
               join.joinType,
               threshold >= 0 && indexed.stats.sizeInBytes <= threshold,
+              indexed.stats.sizeInBytes <= KeyedIntervalJoinExec.GeneratedMaxBytes,
               None,
               planLater(join.left),
               planLater(join.right)
