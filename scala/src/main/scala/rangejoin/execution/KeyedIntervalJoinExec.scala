@@ -150,13 +150,10 @@ case class KeyedIntervalJoinExec(
    */
   override protected def probeCode(ctx: CodegenContext, input: Seq[ExprCode])
       : StreamProbeCodegen.Probe = {
-    val intervals = ctx.addReferenceObj("intervals", broadcastIntervals())
-    val cursor = ctx.addMutableState(
-      classOf[IntervalCursor].getName,
-      "intervalCursor",
-      v => s"$v = $intervals.cursor();",
-      forceInline = true
-    )
+    val cursor =
+      taskState(ctx, broadcastIntervals(), classOf[IntervalCursor], "intervalCursor")(intervals =>
+        s"$intervals.cursor()"
+      )
     val keys = BindReferences.bindReferences(streamedKeys, streamedPlan.output)
     val point = BindReferences.bindReference(interval.point: Expression, streamedPlan.output)
     // The point is evaluated inside a block; the input columns it reads are read before it.

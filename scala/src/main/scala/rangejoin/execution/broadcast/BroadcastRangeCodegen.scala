@@ -39,13 +39,8 @@ trait BroadcastRangeCodegen extends StreamProbeCodegen {
 
   override protected def probeCode(ctx: CodegenContext, input: Seq[ExprCode])
       : StreamProbeCodegen.Probe = {
-    val source = ctx.addReferenceObj("rangeIndexSource", indexSource())
-    // Inlined: a stage holds few joins.
-    val index = ctx.addMutableState(
-      classOf[BroadcastRangeIndex].getName,
-      "rangeIndex",
-      v => s"$v = $source.build();",
-      forceInline = true
+    val index = taskState(ctx, indexSource(), classOf[BroadcastRangeIndex], "rangeIndex")(source =>
+      s"$source.build()"
     )
     val cursor = ctx.addMutableState(
       BroadcastRangeCodegen.CursorClass,

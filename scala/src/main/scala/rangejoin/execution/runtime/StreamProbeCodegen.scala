@@ -62,6 +62,26 @@ trait StreamProbeCodegen extends JoinCodegenSupport {
   protected def probeCode(ctx: CodegenContext, input: Seq[ExprCode]): StreamProbeCodegen.Probe
 
   /**
+   * A field of the generated class, inlined (a stage holds few joins), that each task sets once
+   * from `source`, an object the generated code holds: `init` gives its value from the source's
+   * reference. The field's name.
+   */
+  protected final def taskState(
+      ctx: CodegenContext,
+      source: AnyRef,
+      stateClass: Class[_],
+      name: String
+  )(init: String => String): String = {
+    val reference = ctx.addReferenceObj(s"${name}Source", source)
+    ctx.addMutableState(
+      stateClass.getName,
+      name,
+      v => s"$v = ${init(reference)};",
+      forceInline = true
+    )
+  }
+
+  /**
    * The columns the node writes, given the variables of every column its join type outputs
    * (both inputs' for pairs, the streamed input's for semi and anti joins, and the flag after
    * them for existence joins), in that order.
