@@ -132,6 +132,7 @@ object AsOfIndex {
       budget: HeapBudget
   ): AsOfIndex = {
     val scan = new Scan(keys, asOf)
+    scan.expect(rows)
     // The positions of the rows kept, made at the first row left out: until then, every row.
     var kept: Array[Int] = null
     val row = new UnsafeRow(rows.numFields)
@@ -171,6 +172,9 @@ object AsOfIndex {
 
     /** The rows kept so far. */
     def size: Int = n
+
+    /** Called before reading `rows`, when they are all there is to read. */
+    def expect(rows: PackedRows): Unit = key.expect(rows)
 
     /** Reads `row`: whether it is kept (its keys are not NULL and it has a code). */
     def keeps(row: InternalRow): Boolean =

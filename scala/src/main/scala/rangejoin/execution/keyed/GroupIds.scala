@@ -26,6 +26,9 @@ sealed trait GroupIds {
 
 object GroupIds {
 
+  /** The slots of a direct table per key at most: at 4 bytes a slot, 16 bytes per key. */
+  private val DirectSlotsPerKey = 4
+
   /**
    * Group numbers for keys of these types: one integral key (integers, dates, timestamps) by its
    * value, without a boxed row per lookup; anything else by the key row's bytes, which decide
@@ -73,7 +76,14 @@ object GroupIds {
     def getOrAdd(key: UnsafeRow): Int = getOrAddValue(IntegralColumn.read(key, 0, width))
 
     /** The number of the group of key `value`, numbering it next if it is new. */
-    def getOrAddValue(value: Long): Int = {
+    def getOrAddValue(value: Long): Int =
+      if (dense != null) {
+        val i = (value - min).toInt
+        if (dense(i) < 0) { dense(i) = count; count += 1 }
+        dense(i)
+      } else addHashed(value)
+
+    private def addHashed(value: Long): Int = {
       val slot = find(value)
       if (slots(slot + 1) > 0) slots(slot + 1).toInt - 1
       else {
@@ -85,9 +95,26 @@ object GroupIds {
       }
     }
 
-    // After `seal`, when the keys are dense: the group of key `min + i` at `i` (-1: none).
+    // When the keys are dense (after `seal`, or from `expect` on): the group of key `min + i` at
+    // `i` (-1: none), and no slots.
     private var dense: Array[Int] = _
     private var min = 0L
+
+    /**
+     * Called before any key is added, when every key to be added is known to lie in `[lo, hi]`,
+     * `rows` keys in all (with repeats): keys of a range of at most 4 slots per row get the
+     * direct table at once, and are never hashed; other keys get room for `rows` keys, so that
+     * the table does not grow key by key.
+     */
+    def expect(lo: Long, hi: Long, rows: Int): Unit = {
+      require(count == 0, "expect comes before the first key")
+      val directly =
+        lo <= hi && BigInt(hi) - BigInt(lo) + 1 <= DirectSlotsPerKey * BigInt(rows).max(1)
+      if (!(directly && direct(lo, hi)) && rows <= (1 << 26)) {
+        // At most half full: a power of two of at least 2 slots per key, 2 longs per slot.
+        slots = new Array[Long](4 * Integer.highestOneBit(math.max(8, 2 * rows - 1)))
+      }
+    }
 
     def get(key: UnsafeRow): Int = getValue(IntegralColumn.read(key, 0, width))
 
@@ -111,25 +138,34 @@ object GroupIds {
      * Keys within a range of at most 4 slots per key (such as surrogate keys) get a direct
      * table: a lookup reads one entry of an array of 4 bytes per key value.
      */
-    override def seal(): Unit = if (count > 0) {
+    override def seal(): Unit = if (count > 0 && dense == null) {
       var (lo, hi) = (Long.MaxValue, Long.MinValue)
       var i = 0
       while (i < slots.length) {
         if (slots(i + 1) > 0) { lo = math.min(lo, slots(i)); hi = math.max(hi, slots(i)) }
         i += 2
       }
-      val span = BigInt(hi) - BigInt(lo) + 1
-      if (span <= 4L * count && span <= Int.MaxValue / 2) {
-        min = lo
-        dense = Array.fill(span.toInt)(-1)
+      val hashed = slots
+      if (BigInt(hi) - BigInt(lo) + 1 <= DirectSlotsPerKey * BigInt(count) && direct(lo, hi)) {
         i = 0
-        while (i < slots.length) {
-          if (slots(i + 1) > 0) dense((slots(i) - lo).toInt) = slots(i + 1).toInt - 1
+        while (i < hashed.length) {
+          if (hashed(i + 1) > 0) dense((hashed(i) - lo).toInt) = hashed(i + 1).toInt - 1
           i += 2
         }
-        slots = null
       }
     }
+
+    /**
+     * Switches to a direct table of the keys `[lo, hi]`, none with a group yet, unless the range
+     * is too wide for one array: whether it did.
+     */
+    private def direct(lo: Long, hi: Long): Boolean =
+      BigInt(hi) - BigInt(lo) < Int.MaxValue / 2 && {
+        min = lo
+        dense = Array.fill((hi - lo + 1).toInt)(-1)
+        slots = null
+        true
+      }
 
     /** The index of the slot that holds `value`, or of the empty slot where it would go. */
     private def find(value: Long): Int = {

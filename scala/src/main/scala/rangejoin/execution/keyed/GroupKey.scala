@@ -3,6 +3,8 @@ package rangejoin.execution.keyed
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection, UnsafeRow}
 
+import rangejoin.execution.blocks.PackedRows
+
 /**
  * Reads one input's equality keys for lookups in a [[GroupIds]], as a [[RowCode]] reads codes:
  * [[read]] a row, then [[find]] or [[findOrAdd]] the group of its keys. [[GroupIds#keys]] makes
@@ -19,8 +21,25 @@ sealed abstract class GroupKey {
   /** The group of the keys [[read]] last, numbered next if it is new. */
   def findOrAdd(): Int
 
+  /**
+   * Called once, before the groups of the rows `rows` are added ([[findOrAdd]]) and of no others:
+   * a table may size itself for them.
+   */
+  def expect(rows: PackedRows): Unit = ()
+
   /** The group of `row`'s keys, or -1 if one of them is NULL or no group has them. */
   final def groupOf(row: InternalRow): Int = if (read(row)) find() else -1
+
+  /**
+   * The [[groupOf]] of each of the first `n` rows of `rows`, into `groups`. `scratch` (at least
+   * `n` values) is left with no meaning: keys that can look their groups up in a pass of their
+   * own keep the keys there.
+   */
+  def groupsOf(rows: PackedRows, n: Int, groups: Array[Int], scratch: Array[Long]): Unit = {
+    val row = new UnsafeRow(rows.numFields)
+    var i = 0
+    while (i < n) { groups(i) = groupOf(rows.row(i, row)); i += 1 }
+  }
 }
 
 object GroupKey {
@@ -50,5 +69,38 @@ object GroupKey {
 
     def find(): Int = ids.getValue(value)
     def findOrAdd(): Int = ids.getOrAddValue(value)
+
+    /** Reads the range of the keys of `rows` for the table ([[GroupIds.ByValue#expect]]). */
+    override def expect(rows: PackedRows): Unit = {
+      var (lo, hi) = (Long.MaxValue, Long.MinValue)
+      val row = new UnsafeRow(rows.numFields)
+      var i = 0
+      while (i < rows.size) {
+        if (read(rows.row(i, row))) { lo = math.min(lo, value); hi = math.max(hi, value) }
+        i += 1
+      }
+      ids.expect(lo, hi, rows.size)
+    }
+
+    /**
+     * Reads every key first, then looks them all up in a loop of nothing else: one lookup does
+     * not wait for the one before, so the cache misses of a table larger than the cache overlap
+     * instead of stalling one row at a time.
+     */
+    override def groupsOf(rows: PackedRows, n: Int, groups: Array[Int], scratch: Array[Long])
+        : Unit = {
+      val row = new UnsafeRow(rows.numFields)
+      var i = 0
+      while (i < n) {
+        groups(i) = if (read(rows.row(i, row))) 0 else -1
+        scratch(i) = value
+        i += 1
+      }
+      i = 0
+      while (i < n) {
+        if (groups(i) == 0) groups(i) = ids.getValue(scratch(i))
+        i += 1
+      }
+    }
   }
 }

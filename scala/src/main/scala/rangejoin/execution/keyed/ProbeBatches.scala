@@ -9,10 +9,13 @@ import rangejoin.execution.blocks.{HeapBudget, PackedRows}
 /**
  * The rows that probe an index ([[Probes]]) a batch at a time, each batch in order of the index's
  * [[ProbeRegions]]: up to [[ProbeBatches.BatchRows]] rows (and [[ProbeBatches.BatchBytes]]) are
- * copied as they arrive, each looked up (its group, code and region), then copied once more,
- * region by region ([[rangejoin.execution.blocks.PackedRows#bucketed]]), so that the probes of a
- * region read the batch in sequence and a part of the index small enough to stay in the cache
- * (an index larger than the cache, probed in arrival order, misses it at about every step).
+ * copied as they arrive, then looked up in a pass over the batch for each step (their groups,
+ * their codes, their regions: the lookups of one pass do not wait for one another, so the cache
+ * misses of an index larger than the cache overlap instead of stalling each row in turn), then
+ * copied once more, region by region ([[rangejoin.execution.blocks.PackedRows#bucketed]]), so
+ * that the probes of a region read the batch in sequence and a part of the index small enough to
+ * stay in the cache (an index larger than the cache, probed in arrival order, misses it at about
+ * every step).
  * Within a region, rows keep the order in which they arrived; Spark does not promise the order of
  * a join's output anyway. Rows with no group (a NULL key or value, or a key the index lacks) go
  * with the first region.
@@ -77,13 +80,8 @@ final class ProbeBatches(
     val packed = new PackedRows.Builder(types.size, budget, lastRows, lastBytes)
     var n = 0
     while (n < ProbeBatches.BatchRows && packed.bytes < ProbeBatches.BatchBytes && rows.hasNext) {
-      val next = rows.next()
       if (n == groupsIn.length) grow()
-      val g = locate(next)
-      groupsIn(n) = g
-      if (g >= 0) codesIn(n) = value.code
-      regionsIn(n) = if (g < 0) 0 else regions.of(g, codesIn(n))
-      packed += (next match {
+      packed += (rows.next() match {
         case unsafe: UnsafeRow => unsafe
         case other => toUnsafe(other)
       })
@@ -92,6 +90,13 @@ final class ProbeBatches(
     lastRows = n
     lastBytes = packed.bytes
     val arrived = packed.result(trim = false)
+    locateAll(arrived, n, groupsIn, codesIn)
+    var r = 0
+    while (r < n) {
+      val g = groupsIn(r)
+      regionsIn(r) = if (g < 0) 0 else regions.of(g, codesIn(r))
+      r += 1
+    }
     // Each row's region is replaced by its place in the batch's order.
     val moved = regionsIn
     batch = arrived.bucketed(regionsIn, regions.count, moved, budget)

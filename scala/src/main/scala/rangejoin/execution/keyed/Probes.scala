@@ -1,10 +1,10 @@
 package rangejoin.execution.keyed
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
 import org.apache.spark.sql.types.DataType
 
-import rangejoin.execution.blocks.HeapBudget
+import rangejoin.execution.blocks.{HeapBudget, PackedRows}
 
 /**
  * The rows that probe an index grouped by key and ordered by a code within each group
@@ -38,6 +38,28 @@ abstract class Probes(index: AsOfIndex, keys: Seq[Expression], value: RowCode) {
   protected final def locate(probing: InternalRow): Int = {
     val g = key.groupOf(probing)
     if (g < 0 || !value.of(probing)) -1 else g
+  }
+
+  /**
+   * [[locate]] for each of the first `n` rows of `rows`: its group into `groups`, and when it has
+   * one, its code into `codes`. The keys are looked up first, all of them, and only rows with a
+   * group are read for their codes, as [[locate]] reads them.
+   */
+  protected final def locateAll(
+      rows: PackedRows,
+      n: Int,
+      groups: Array[Int],
+      codes: Array[Long]
+  ): Unit = {
+    key.groupsOf(rows, n, groups, codes)
+    val row = new UnsafeRow(rows.numFields)
+    var i = 0
+    while (i < n) {
+      if (groups(i) >= 0) {
+        if (value.of(rows.row(i, row))) codes(i) = value.code else groups(i) = -1
+      }
+      i += 1
+    }
   }
 }
 

@@ -8,6 +8,8 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
+import rangejoin.execution.blocks.{HeapBudget, PackedRows}
+
 /**
  * GroupIds numbers keys in order of first appearance and finds them again, before and after
  * `seal`, whether the keys are dense (a direct table), sparse or at the extremes of their type
@@ -19,9 +21,26 @@ class GroupIdsSuite extends AnyFunSuite {
   private def keyRow(dataType: DataType, value: Any): UnsafeRow =
     UnsafeProjection.create(Array(dataType)).apply(InternalRow(value)).copy()
 
-  /** Adds `keys` in order, checks the numbers, then every lookup before and after sealing. */
-  private def check(dataType: DataType, keys: Seq[Any], absent: Seq[Any]): Unit = {
-    val ids = GroupIds.forKeys(Seq(dataType))
+  /**
+   * Adds `keys` in order, checks the numbers, then every lookup before and after sealing; with
+   * `expect`, tells an integral key's table their range and count first.
+   */
+  private def check(dataType: DataType, keys: Seq[Any], absent: Seq[Any]): Unit =
+    for (expect <- Seq(false, true)) {
+      val ids = GroupIds.forKeys(Seq(dataType))
+      (ids, expect) match {
+        case (byValue: GroupIds.ByValue, true) if keys.nonEmpty =>
+          val values = keys.map(k =>
+            IntegralColumn.read(keyRow(dataType, k), 0, IntegralColumn.width(dataType))
+          )
+          byValue.expect(values.min, values.max, keys.size)
+        case _ =>
+      }
+      checkIds(ids, dataType, keys, absent)
+    }
+
+  private def checkIds(ids: GroupIds, dataType: DataType, keys: Seq[Any], absent: Seq[Any])
+      : Unit = {
     val expected = scala.collection.mutable.LinkedHashMap.empty[Any, Int]
     keys.foreach { k =>
       val id = ids.getOrAdd(keyRow(dataType, k))
@@ -52,6 +71,13 @@ class GroupIdsSuite extends AnyFunSuite {
   test("keys that are not one integral column are told apart by their bytes") {
     val keys = (0 until 500).map(i => UTF8String.fromString(s"k${i % 321}"))
     check(StringType, keys, Seq(UTF8String.fromString("k999"), UTF8String.fromString("")))
+  }
+
+  test("dense keys expected in a range, and keys that fill it sparsely") {
+    val rnd = new Random(10)
+    check(LongType, Seq.fill(2000)(rnd.nextInt(10000).toLong + 5), Seq(4L, 10006L, -1L))
+    check(IntegerType, Seq(3, 3, 3), Seq(2, 4))
+    check(IntegerType, Seq(Int.MinValue, Int.MaxValue, 0), Seq(1, -1))
   }
 
   test("an index with no keys finds none") {
@@ -91,6 +117,36 @@ class GroupIdsSuite extends AnyFunSuite {
           assert(inPlace.groupOf(InternalRow(0L, absent)) == -1, dataType)
           assert(projected.groupOf(InternalRow(0L, absent)) == -1, dataType)
         }
+      }
+    }
+  }
+
+  test(
+    "a key column sized from its rows, then looked up a batch at a time, numbers as one by one"
+  ) {
+    val rnd = new Random(11)
+    for (spread <- Seq(1000L, 1L << 40)) {
+      val types = Array[DataType](LongType, LongType)
+      val toUnsafe = UnsafeProjection.create(types)
+      val rows = Seq.tabulate(3000) { i =>
+        toUnsafe(InternalRow(i.toLong, if (i % 97 == 0) null else rnd.nextLong() % spread)).copy()
+      }
+      val column = BoundReference(1, LongType, nullable = true)
+      val oneByOne = GroupIds.forKeys(Seq(LongType)).keys(Seq(column))
+      val expected = rows.map(r => if (oneByOne.read(r)) oneByOne.findOrAdd() else -1)
+
+      val packedRows = new PackedRows.Builder(2, HeapBudget.Unaccounted)
+      rows.foreach(packedRows += _)
+      val packed = packedRows.result()
+      val sized = GroupIds.forKeys(Seq(LongType))
+      val key = sized.keys(Seq(column))
+      key.expect(packed)
+      assert(rows.map(r => if (key.read(r)) key.findOrAdd() else -1) == expected, spread)
+      for (sealed_ <- Seq(false, true)) {
+        if (sealed_) sized.seal()
+        val groups = new Array[Int](rows.size)
+        key.groupsOf(packed, rows.size, groups, new Array[Long](rows.size))
+        assert(groups.toSeq == expected, s"$spread $sealed_")
       }
     }
   }

@@ -5,6 +5,8 @@ import scala.util.Random
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
   BoundReference,
+  Cast,
+  Expression,
   GenericInternalRow,
   UnsafeProjection
 }
@@ -53,9 +55,14 @@ class ProbesSuite extends AnyFunSuite {
   /** One output row: its id, group and code, and the region they give. */
   private case class Probe(id: Long, group: Int, code: Long, region: Int)
 
-  private def drain(index: AsOfIndex, regions: ProbeRegions, rows: Seq[InternalRow]) = {
+  private def drain(
+      index: AsOfIndex,
+      regions: ProbeRegions,
+      rows: Seq[InternalRow],
+      probeKeys: Seq[Expression] = keys
+  ) = {
     val budget = new CountingBudget()
-    val probes = Probes(index, regions, keys, value, types, budget, rows.iterator)
+    val probes = Probes(index, regions, probeKeys, value, types, budget, rows.iterator)
     val out = Iterator
       .continually(probes.advance())
       .takeWhile(identity)
@@ -135,6 +142,17 @@ class ProbesSuite extends AnyFunSuite {
     val (regions, out) = probeAll(Seq(60000) ++ Seq.fill(3000)(7), 50000, padBytes = 0)
     assert(runs(out).forall(inRegionOrder))
     assert(out.map(_.region).distinct.size > regions.count / 2, "the probes cover the regions")
+  }
+
+  test("keys evaluated into a key row find the groups a key column finds") {
+    val idx = index(Seq(60000) ++ Seq.fill(3000)(7))
+    val regions = new ProbeRegions(idx, idx.sizeInBytes)
+    val rows = probes(20000, 3001, padBytes = 0)
+    val evaluated = keys.map(k => Cast(k, LongType))
+    assert(idx.keys(evaluated).isInstanceOf[GroupKey.Projected])
+    val out = drain(idx, regions, rows, evaluated)
+    checkRows(idx, rows, out)
+    assert(runs(out).forall(inRegionOrder))
   }
 
   test("wide rows make several batches, each in order of region") {
