@@ -200,6 +200,37 @@ object AsOfCondition extends PredicateHelper {
     }
   }
 
+  /**
+   * Whether `asOfCondition` excludes a right row whose as-of value equals the left row's, when
+   * the as-of values alone decide it on the side of the left row's value that the search walks:
+   * its conjuncts are `true` and at most the direction's comparison of the left as-of value `l`
+   * with the right one `r` themselves (no window, no cast). The search then compares the
+   * values' codes, which are the values, instead of evaluating the condition on a joined row.
+   * `None` when a conjunct reads anything else, such as a tolerance's window.
+   */
+  def excludesEqualValues(
+      asOfCondition: Expression,
+      l: Expression,
+      r: Expression,
+      direction: AsOfDirection
+  ): Option[Boolean] = {
+    import AsOfDirection._
+    def compares(a: Expression, b: Expression) = a.semanticEquals(l) && b.semanticEquals(r)
+    val conjuncts = splitConjunctivePredicates(asOfCondition).filter {
+      case Literal(true, BooleanType) => false
+      case _ => true
+    }
+    (conjuncts, direction) match {
+      case (Seq(GreaterThanOrEqual(a, b)), Backward) if compares(a, b) => Some(false)
+      case (Seq(GreaterThan(a, b)), Backward) if compares(a, b) => Some(true)
+      case (Seq(LessThanOrEqual(a, b)), Forward) if compares(a, b) => Some(false)
+      case (Seq(LessThan(a, b)), Forward) if compares(a, b) => Some(true)
+      case (Seq(Not(EqualTo(a, b))), Nearest) if compares(a, b) => Some(true)
+      case (Seq(), Nearest) => Some(false)
+      case _ => None
+    }
+  }
+
   /** The tolerance in codes of `asOfType`, rounded up; `None` without one. */
   private def toleranceCode(
       assertion: Option[Expression],

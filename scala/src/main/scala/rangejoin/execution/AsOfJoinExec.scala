@@ -187,6 +187,7 @@ case class AsOfJoinExec(
       Predicate.create(bindBoth(asOfCondition)),
       residual.map(r => Predicate.create(bindBoth(r))),
       bindBoth(orderExpression),
+      AsOfCondition.excludesEqualValues(asOfCondition, leftAsOf, rightAsOf, direction),
       tolerance,
       AsOfCondition.codeRange(leftAsOf.dataType),
       right.output.size,
@@ -210,7 +211,7 @@ case class AsOfJoinExec(
       new AsOfValue(BindReferences.bindReference(leftAsOf, left.output)),
       left.output.map(_.dataType),
       memory,
-      emit
+      (row, found) => emit(row, found)
     ).join(lefts)
   }
 

@@ -25,9 +25,16 @@ import rangejoin.condition.AsOfDirection
  * this cannot be shown from the group's least and greatest code is searched in full instead:
  * every row of the group, `asOf`, `residual` and `distance` evaluated exactly as Spark does.
  *
+ * Where the as-of values alone decide `asOf` (`excludesEqual`), the walk compares codes instead
+ * of evaluating `asOf` on each candidate's row: on the side it walks, every code satisfies the
+ * direction's comparison, except the left row's own code when `asOf` excludes equal values. A
+ * walk without a residual then reads no row until the answer's.
+ *
  * @param asOf Spark's as-of condition, on (left row, right row)
  * @param residual the rest of the join condition, if any, on (left row, right row)
  * @param distance Spark's order expression, on (left row, right row); for the full search
+ * @param excludesEqual when the as-of values alone decide `asOf`, whether it excludes a right
+ *   value equal to the left one ([[rangejoin.condition.AsOfCondition#excludesEqualValues]])
  * @param tolerance the tolerance in codes, if any
  * @param range the values a difference of codes may take
  *   ([[rangejoin.condition.AsOfCondition.codeRange]])
@@ -38,6 +45,7 @@ final class AsOfSearch(
     asOf: BasePredicate,
     residual: Option[BasePredicate],
     distance: Expression,
+    excludesEqual: Option[Boolean],
     tolerance: Option[Long],
     range: (Long, Long),
     numRightFields: Int,
@@ -46,6 +54,8 @@ final class AsOfSearch(
   private val joined = new JoinedRow
   private val right = new UnsafeRow(numRightFields)
   private val ordering = TypeUtils.getInterpretedOrdering(distance.dataType)
+  private val byCodes = excludesEqual.isDefined
+  private val equalFails = excludesEqual.contains(true)
 
   /**
    * The position in `index` of the answer for `left`, whose as-of code is `l`, among the rows of
@@ -71,7 +81,7 @@ final class AsOfSearch(
   private def walk(index: AsOfIndex, l: Long, from: Int, until: Int, step: Int): Int = {
     var i = from
     while (i != until) {
-      if (!holds(asOf, index, i)) {
+      if (!walkedHolds(index, l, i)) {
         if (index.codes(i) != l) return -1
       } else if (residualHolds(index, i)) return i
       i += step
@@ -95,7 +105,7 @@ final class AsOfSearch(
     while (downOpen || upOpen) {
       val takeDown = downOpen && (!upOpen || l - codes(down) <= codes(up) - l)
       val i = if (takeDown) down else up
-      if (!holds(asOf, index, i)) {
+      if (!walkedHolds(index, l, i)) {
         if (codes(i) != l) { if (takeDown) downOpen = false else upOpen = false }
       } else if (residualHolds(index, i)) return i
       if (takeDown) {
@@ -126,6 +136,10 @@ final class AsOfSearch(
     }
     best
   }
+
+  /** Whether `asOf` holds for the row at `i`, which a walk from the left code `l` reached. */
+  private def walkedHolds(index: AsOfIndex, l: Long, i: Int): Boolean =
+    if (byCodes) !(equalFails && index.codes(i) == l) else holds(asOf, index, i)
 
   private def holds(p: BasePredicate, index: AsOfIndex, i: Int): Boolean =
     p.eval(joined.withRight(index.rows.row(i, right)))
