@@ -147,7 +147,10 @@ final class AsOfSearch(
   private def residualHolds(index: AsOfIndex, i: Int): Boolean =
     residual.forall(holds(_, index, i))
 
-  /** Whether no difference of `l` with a code in `[min, max]`, or with the tolerance, leaves `range`. */
+  /**
+   * Whether no difference of `l` with a code in `[min, max]`, or with the tolerance, leaves
+   * `range`.
+   */
   private def safe(l: Long, min: Long, max: Long): Boolean =
     within(l, min) && within(l, max) && within(min, l) && within(max, l) &&
       tolerance.forall(t => within(l, t) && within(l, -t))
