@@ -3,8 +3,6 @@ package rangejoin.condition
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.types._
 
-import rangejoin.local.InequalityOp
-
 /**
  * A join condition split into the parts the operators use.
  *

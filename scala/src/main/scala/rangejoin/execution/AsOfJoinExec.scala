@@ -8,9 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.{
   BindReferences,
   Expression,
   GenericInternalRow,
-  JoinedRow,
   Predicate,
-  UnsafeProjection,
   UnsafeRow
 }
 import org.apache.spark.sql.catalyst.plans.{JoinType, LeftOuter}
@@ -29,7 +27,7 @@ import rangejoin.execution.blocks.{HeapBudget, InjectedFailures}
 import rangejoin.execution.blocks.HeapBudget.Unaccounted
 import rangejoin.execution.broadcast.{PerCarrier, SortedRowsBroadcastMode}
 import rangejoin.execution.keyed.{AsOfIndex, AsOfProbe, AsOfSearch, AsOfValue, KeyGroupMemory}
-import rangejoin.execution.runtime.JoinMemory
+import rangejoin.execution.runtime.{JoinMemory, PairProjection}
 
 /**
  * Spark's as-of join (`joinAsOf`, pandas-on-Spark `merge_asof`) as a nearest-match search:
@@ -193,8 +191,7 @@ case class AsOfJoinExec(
       right.output.size,
       metrics.fullSearches
     )
-    val result = UnsafeProjection.create(output, both)
-    val joined = new JoinedRow
+    val result = new PairProjection(output, left.output, right.output.map(_.withNullability(true)))
     val padding = new GenericInternalRow(right.output.size)
     val reuse = new UnsafeRow(right.output.size)
     val numOutputRows = metrics.numOutputRows
@@ -202,7 +199,7 @@ case class AsOfJoinExec(
       if (found < 0 && joinType != LeftOuter) null
       else {
         numOutputRows += 1
-        result(joined(row, if (found < 0) padding else index.rows.row(found, reuse)))
+        result(row, if (found < 0) padding else index.rows.row(found, reuse))
       }
     new AsOfProbe(
       index,

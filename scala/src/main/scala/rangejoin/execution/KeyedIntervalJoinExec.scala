@@ -40,7 +40,7 @@ import rangejoin.execution.keyed.{
   IntervalProbe,
   KeyGroupMemory
 }
-import rangejoin.execution.runtime.{JoinMemory, StreamEmit, StreamProbeCodegen}
+import rangejoin.execution.runtime.{JoinMemory, PairProjection, StreamEmit, StreamProbeCodegen}
 
 /**
  * A join on equality keys plus a point of one input inside an interval of the other
@@ -272,21 +272,26 @@ case class KeyedIntervalJoinExec(
     val index = indexOf(memory)
     val numOutputRows = metrics.numOutputRows
     // Bound as nullable: an outer join's unmatched rows pad the indexed columns with NULLs.
-    val both = left.output.map(_.withNullability(true)) ++ right.output.map(_.withNullability(true))
-    val predicate = residual.map(Predicate.create(_, both))
+    val leftColumns = left.output.map(_.withNullability(true))
+    val rightColumns = right.output.map(_.withNullability(true))
+    val predicate = residual.map(Predicate.create(_, leftColumns ++ rightColumns))
     val joined = new JoinedRow
     val ordered: (InternalRow, InternalRow) => InternalRow =
       if (pointIsLeft) (s, i) => joined(s, i) else (s, i) => joined(i, s)
-    lazy val project = UnsafeProjection.create(output, both)
+    val emit = StreamEmit.of(joinType)
+    // Only joins that output pairs project them: an existence join's flag is in neither input.
+    val pairs =
+      if (!emit.pairs) null
+      else new PairProjection(output, leftColumns, rightColumns)
+    def project(s: InternalRow, i: InternalRow) = if (pointIsLeft) pairs(s, i) else pairs(i, s)
     val padding = new GenericInternalRow(indexedPlan.output.size)
     val flag = new GenericInternalRow(1)
     lazy val streamedOnly = UnsafeProjection.create(output, streamedPlan.output :+ flagAttribute)
-    val emit = StreamEmit.of(joinType)
     val outputs = new IntervalOutput {
-      def pair(s: InternalRow, i: InternalRow): InternalRow = counted(project(ordered(s, i)))
+      def pair(s: InternalRow, i: InternalRow): InternalRow = counted(project(s, i))
       def matched(s: InternalRow): InternalRow = flagged(s, exists = true)
       def unmatched(s: InternalRow): InternalRow =
-        if (emit.pairs) counted(project(ordered(s, padding)))
+        if (emit.pairs) counted(project(s, padding))
         else flagged(s, exists = false)
       private def flagged(s: InternalRow, exists: Boolean): InternalRow = {
         flag.setBoolean(0, exists)

@@ -40,10 +40,11 @@ final class StreamBuildRows(
   }
 
   // Padded rows hold NULLs where the inputs' columns may be non-nullable: bind as nullable.
-  private lazy val projectPair = UnsafeProjection.create(
-    output,
-    (leftOutput ++ rightOutput).map(a => if (padsRows) a.withNullability(true) else a)
-  )
+  private lazy val projectPair = {
+    def bound(columns: Seq[Attribute]) =
+      columns.map(a => if (padsRows) a.withNullability(true) else a)
+    new PairProjection(output, bound(leftOutput), bound(rightOutput))
+  }
 
   private def padsRows = emit.unmatched || padUnmatched
 
@@ -55,14 +56,13 @@ final class StreamBuildRows(
   def matches(s: InternalRow, b: InternalRow): Boolean = passes(pair(s, b))
 
   /** The output row of the pair `s`, `b`. */
-  def pairOutput(s: InternalRow, b: InternalRow): InternalRow = outputOf(pair(s, b))
+  def pairOutput(s: InternalRow, b: InternalRow): InternalRow =
+    if (!projected) pair(s, b)
+    else if (streamIsLeft) projectPair(s, b)
+    else projectPair(b, s)
 
   /** A build row no stream row matched, NULL-padded on the stream side (full outer joins). */
-  def unmatchedBuildOutput(b: InternalRow): InternalRow = outputOf(pair(nullStream, b))
-
-  /** An output row from a row in left-then-right column order. */
-  private def outputOf(leftThenRight: InternalRow): InternalRow =
-    if (projected) projectPair(leftThenRight) else leftThenRight
+  def unmatchedBuildOutput(b: InternalRow): InternalRow = pairOutput(nullStream, b)
 
   /**
    * The output row of stream row `s` after all its pairs, when `emit` outputs rows that did
@@ -78,7 +78,7 @@ final class StreamBuildRows(
         flag.setBoolean(0, found)
         if (projected) withFlag(flagged(row, flag)) else flagged(row, flag)
       }
-    case _ if emit.pairs || padUnmatched => (row, _) => outputOf(pair(row, nullBuild))
+    case _ if emit.pairs || padUnmatched => (row, _) => pairOutput(row, nullBuild)
     case _ if !projected => (row, _) => row
     case _ =>
       val copy = UnsafeProjection.create(output, if (streamIsLeft) leftOutput else rightOutput)

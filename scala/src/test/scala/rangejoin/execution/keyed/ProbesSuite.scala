@@ -7,8 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.{
   BoundReference,
   Cast,
   Expression,
-  GenericInternalRow,
-  UnsafeProjection
+  GenericInternalRow
 }
 import org.apache.spark.sql.types.{DataType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
