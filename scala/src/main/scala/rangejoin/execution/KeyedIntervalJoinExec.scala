@@ -61,8 +61,8 @@ import rangejoin.execution.runtime.{JoinMemory, PairProjection, StreamEmit, Stre
  * With whole-stage codegen and `generated`, a broadcast join's probe is generated code in the point
  * input's stage ([[runtime.StreamProbeCodegen]]), fused with the scan below and the operators
  * above, each point probing as it arrives. `doExecute` runs the probe interpreted
- * ([[keyed.IntervalProbe]]), with the points put in order of the index's cache-sized regions when
- * the index outgrows one.
+ * ([[keyed.IntervalProbe]]), with the points put in order of the index's regions when
+ * the index outgrows the cache.
  *
  * @param residual the conjuncts of the join's condition that neither the keys nor the interval
  *   decide
@@ -330,7 +330,7 @@ object KeyedIntervalJoinExec {
   /**
    * The largest interval input, by Spark's size estimate, whose broadcast join runs as generated
    * code. Generated code probes the points in arrival order; a larger index is probed interpreted,
-   * in the order of its cache-sized regions, which on indexes of a million versions measured
+   * in the order of its regions, which on indexes of a million versions measured
    * faster than generated code (the `scd2` cells of make bench-grid and the suite's `scd2`).
    */
   val GeneratedMaxBytes: Long = 4L << 20

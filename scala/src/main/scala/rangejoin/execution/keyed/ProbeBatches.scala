@@ -13,9 +13,8 @@ import rangejoin.execution.blocks.{HeapBudget, PackedRows}
  * their codes, their regions: the lookups of one pass do not wait for one another, so the cache
  * misses of an index larger than the cache overlap instead of stalling each row in turn), then
  * copied once more, region by region ([[rangejoin.execution.blocks.PackedRows#bucketed]]), so
- * that the probes of a region read the batch in sequence and a part of the index small enough to
- * stay in the cache (an index larger than the cache, probed in arrival order, misses it at about
- * every step).
+ * that the probes read the batch in sequence and the index about in order, region after region
+ * (an index larger than the cache, probed in arrival order, misses it at about every step).
  * Within a region, rows keep the order in which they arrived; Spark does not promise the order of
  * a join's output anyway. Rows with no group (a NULL key or value, or a key the index lacks) go
  * with the first region.

@@ -127,6 +127,20 @@ class ProbesSuite extends AnyFunSuite {
     assert(regions.of(big, Long.MaxValue) == bigRegions.last)
   }
 
+  test("an index that stays in the cache is one region; a larger one, regions of its bytes") {
+    val idx = index(Seq(60000) ++ Seq.fill(3000)(7))
+    val positions = idx.codes.length
+    assert(new ProbeRegions(idx, ProbeRegions.CachedBytes).count == 1)
+    for (bytesPerPosition <- Seq(64L, 4096L)) {
+      val regions = new ProbeRegions(idx, positions * bytesPerPosition)
+      val span = math.max(
+        ProbeRegions.RegionBytes / bytesPerPosition,
+        (positions + ProbeRegions.MaxRegions - 1) / ProbeRegions.MaxRegions
+      )
+      assert(regions.count == (positions + span - 1) / span, s"$bytesPerPosition bytes a position")
+    }
+  }
+
   /** The index of `sizes` probed by `n` rows of `padBytes` padding: its regions, the output. */
   private def probeAll(sizes: Seq[Int], n: Int, padBytes: Int): (ProbeRegions, Vector[Probe]) = {
     val idx = index(sizes)
@@ -140,7 +154,8 @@ class ProbesSuite extends AnyFunSuite {
   test("a batch comes out in order of region, each row once with its group and code") {
     val (regions, out) = probeAll(Seq(60000) ++ Seq.fill(3000)(7), 50000, padBytes = 0)
     assert(runs(out).forall(inRegionOrder))
-    assert(out.map(_.region).distinct.size > regions.count / 2, "the probes cover the regions")
+    val reached = out.map(_.region).distinct.size
+    assert(reached >= 10 && reached <= regions.count, "the probes spread over many regions")
   }
 
   test("keys evaluated into a key row find the groups a key column finds") {
