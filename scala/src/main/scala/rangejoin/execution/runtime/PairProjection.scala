@@ -1,7 +1,13 @@
 package rangejoin.execution.runtime
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, JoinedRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  AttributeSet,
+  JoinedRow,
+  UnsafeProjection,
+  UnsafeRow
+}
 
 /**
  * The projection of a join's pairs, a left row and a right row, to the join's output columns.
@@ -17,10 +23,7 @@ final class PairProjection(output: Seq[Attribute], left: Seq[Attribute], right: 
   import PairProjection._
 
   private val reads: Int = {
-    def within(columns: Seq[Attribute]) = {
-      val ids = columns.map(_.exprId).toSet
-      output.forall(a => ids.contains(a.exprId))
-    }
+    def within(columns: Seq[Attribute]) = AttributeSet(output).subsetOf(AttributeSet(columns))
     if (within(left)) LeftOnly else if (within(right)) RightOnly else Both
   }
 
