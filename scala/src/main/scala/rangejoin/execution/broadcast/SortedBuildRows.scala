@@ -1,7 +1,5 @@
 package rangejoin.execution.broadcast
 
-import scala.collection.mutable
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.codegen.UnsafeRowWriter
@@ -93,45 +91,107 @@ object SortedBuildRows {
   ): SortedBuildRows = {
     val rowKeys = new RowKeys(keys)
     val codes = keys.map(k => BroadcastRangeIndex.code(k.dataType)).toArray
-    val kept = new PackedRows.Builder(numFields, HeapBudget.Unaccounted, initialRows = expectedRows)
-    val columns = codes.map { _ =>
-      val column = new mutable.ArrayBuilder.ofLong
-      column.sizeHint(expectedRows)
-      column
-    }
+    // Every row holds at least its fixed-width part: room for that many bytes is never too much,
+    // and is exact for rows without variable-length values.
+    val fixedBytes = UnsafeRow.calculateBitSetWidthInBytes(numFields) + 8L * numFields
+    val kept = new PackedRows.Builder(
+      numFields,
+      HeapBudget.Unaccounted,
+      initialRows = expectedRows,
+      initialBytes = math.max(PackedRows.InitialBytes.toLong, expectedRows * fixedBytes)
+        .min(PackedRows.MaxBytes)
+        .toInt
+    )
+    val columns = Array.fill(codes.length)(new Array[Long](math.max(expectedRows, 16)))
+    var n = 0
     input.foreach { row =>
       val k = rowKeys.of(row)
       if (!rowKeys.anyNull(k)) {
         kept += row.asInstanceOf[UnsafeRow]
+        if (n == columns(0).length) {
+          var i = 0
+          while (i < columns.length) {
+            columns(i) = java.util.Arrays.copyOf(columns(i), 2 * n)
+            i += 1
+          }
+        }
         var i = 0
-        while (i < columns.length) { columns(i) += codes(i)(k, rowKeys.ordinals(i)); i += 1 }
+        while (i < columns.length) { columns(i)(n) = codes(i)(k, rowKeys.ordinals(i)); i += 1 }
+        n += 1
       }
     }
     val unsorted = kept.result(trim = false)
-    val first = columns.head.result()
-    val second = columns.lift(1).map(_.result())
-    val x = second match {
+    val first = java.util.Arrays.copyOf(columns(0), n)
+    val second = columns.lift(1).map(java.util.Arrays.copyOf(_, n))
+    val (order, x, y) = second match {
       case Some(seconds) if thenBySecond => lexicographic(first, seconds)
-      case _ => RadixSort.sort(first)
+      case _ =>
+        val sorted = RadixSort.sort(first)
+        (sorted.order, sorted.keys, second.map(RadixSort.gather(_, sorted.order)))
     }
-    new SortedBuildRows(
-      unsorted.permuted(x.order, HeapBudget.Unaccounted),
-      x.keys,
-      second.map(RadixSort.gather(_, x.order))
-    )
+    new SortedBuildRows(unsorted.permuted(order, HeapBudget.Unaccounted), x, y)
   }
 
   /**
-   * The order of rows by `first`, then `second`: sorted on `second`, then stably on `first`, so
-   * that rows with equal `first` keep the order of `second`. Its keys are `first`'s, sorted.
+   * The order of rows by `first`, then `second` (stable: rows equal on both keep their order), and
+   * both codes in that order. When the two codes' ranges fit in 63 bits together, it is one sort
+   * on `(first - min) << b | (second - min)`, whose sorted words give both codes back; otherwise
+   * a sort on `second`, then a stable one on `first`.
    */
-  private def lexicographic(first: Array[Long], second: Array[Long]): RadixSort.Sorted = {
-    val bySecond = RadixSort.sortedIndices(second)
-    val byFirst = RadixSort.sort(RadixSort.gather(first, bySecond))
-    val order = byFirst.order
-    var k = 0
-    while (k < order.length) { order(k) = bySecond(order(k)); k += 1 }
-    RadixSort.Sorted(order, byFirst.keys)
+  private def lexicographic(first: Array[Long], second: Array[Long])
+      : (Array[Int], Array[Long], Some[Array[Long]]) =
+    combinedBits(first, second) match {
+      case Some(secondBits) =>
+        val (firstMin, secondMin) = (min(first), min(second))
+        val words = new Array[Long](first.length)
+        var i = 0
+        while (i < words.length) {
+          words(i) = (first(i) - firstMin) << secondBits | (second(i) - secondMin)
+          i += 1
+        }
+        val sorted = RadixSort.sort(words)
+        val (x, y) = (new Array[Long](words.length), new Array[Long](words.length))
+        val mask = (1L << secondBits) - 1
+        i = 0
+        while (i < words.length) {
+          val word = sorted.keys(i)
+          x(i) = (word >>> secondBits) + firstMin
+          y(i) = (word & mask) + secondMin
+          i += 1
+        }
+        (sorted.order, x, Some(y))
+      case None =>
+        val bySecond = RadixSort.sortedIndices(second)
+        val byFirst = RadixSort.sort(RadixSort.gather(first, bySecond))
+        val order = byFirst.order
+        var k = 0
+        while (k < order.length) { order(k) = bySecond(order(k)); k += 1 }
+        (order, byFirst.keys, Some(RadixSort.gather(second, order)))
+    }
+
+  /**
+   * The bits of the second code's range, when the ranges of both codes (as distances above their
+   * smallest values) fit in 63 bits together, which one sort of combined words then orders.
+   */
+  private[broadcast] def combinedBits(first: Array[Long], second: Array[Long]): Option[Int] = {
+    def rangeBits(codes: Array[Long]): Int =
+      if (codes.isEmpty) 0 else 64 - java.lang.Long.numberOfLeadingZeros(max(codes) - min(codes))
+    val secondBits = rangeBits(second)
+    if (rangeBits(first) + secondBits <= 63) Some(secondBits) else None
+  }
+
+  private def min(codes: Array[Long]): Long = {
+    var m = Long.MaxValue
+    var i = 0
+    while (i < codes.length) { m = math.min(m, codes(i)); i += 1 }
+    m
+  }
+
+  private def max(codes: Array[Long]): Long = {
+    var m = Long.MinValue
+    var i = 0
+    while (i < codes.length) { m = math.max(m, codes(i)); i += 1 }
+    m
   }
 
   /** The rows a carrier made by [[SortedBuildRows#toCarrier]] holds. */

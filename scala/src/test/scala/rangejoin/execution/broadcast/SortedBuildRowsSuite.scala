@@ -77,6 +77,36 @@ class SortedBuildRowsSuite extends AnyFunSuite {
     check(randomRows(8, 20000), Seq(1, 3), thenBySecond = true)
   }
 
+  test("two keys, sorted on both: one sort of combined codes when their ranges fit, else two") {
+    // (group, x, payload, y): many rows per group, y narrow or spanning every long, NULLs in both.
+    def rows(seed: Int, wideY: Boolean): Seq[UnsafeRow] = {
+      val random = new Random(seed)
+      (0 until 20000).map { _ =>
+        val group = if (random.nextInt(50) == 0) null else random.nextInt(40) - 20
+        val y =
+          if (random.nextInt(50) == 0) null
+          else if (wideY) random.nextLong()
+          else random.nextInt(3000).toLong - 1500
+        toUnsafe(InternalRow(group, 0.0, UTF8String.fromString("p" * (group.## & 7)), y)).copy()
+      }
+    }
+    def combines(rows: Seq[UnsafeRow]): Boolean = {
+      val kept = rows.filter(r => !r.isNullAt(0) && !r.isNullAt(3))
+      val codes = Seq(0, 3).map { i =>
+        val code = BroadcastRangeIndex.code(types(i))
+        kept.map(code(_, i)).toArray
+      }
+      SortedBuildRows.combinedBits(codes(0), codes(1)).isDefined
+    }
+    (1 to 3).foreach { seed =>
+      val narrow = rows(seed, wideY = false)
+      val wide = rows(seed, wideY = true)
+      assert(combines(narrow) && !combines(wide))
+      check(narrow, Seq(0, 3), thenBySecond = true)
+      check(wide, Seq(0, 3), thenBySecond = true)
+    }
+  }
+
   test("many rows: the sorted copy goes through a chunked copy and comes out the same") {
     check(randomRows(7, 20000), Seq(1, 3))
   }
