@@ -92,15 +92,17 @@ object SortedBuildRows {
     val rowKeys = new RowKeys(keys)
     val codes = keys.map(k => BroadcastRangeIndex.code(k.dataType)).toArray
     // Every row holds at least its fixed-width part: room for that many bytes is never too much,
-    // and is exact for rows without variable-length values.
-    val fixedBytes = UnsafeRow.calculateBitSetWidthInBytes(numFields) + 8L * numFields
+    // and is exact for rows without variable-length values. More than a carrier can hold is
+    // left to grow until it fails.
+    val fixedBytes =
+      expectedRows * (UnsafeRow.calculateBitSetWidthInBytes(numFields) + 8L * numFields)
     val kept = new PackedRows.Builder(
       numFields,
       HeapBudget.Unaccounted,
       initialRows = expectedRows,
-      initialBytes = math.max(PackedRows.InitialBytes.toLong, expectedRows * fixedBytes)
-        .min(PackedRows.MaxBytes)
-        .toInt
+      initialBytes =
+        if (fixedBytes > PackedRows.MaxBytes) PackedRows.InitialBytes
+        else math.max(PackedRows.InitialBytes, fixedBytes.toInt)
     )
     val columns = Array.fill(codes.length)(new Array[Long](math.max(expectedRows, 16)))
     var n = 0
@@ -121,8 +123,10 @@ object SortedBuildRows {
       }
     }
     val unsorted = kept.result(trim = false)
-    val first = java.util.Arrays.copyOf(columns(0), n)
-    val second = columns.lift(1).map(java.util.Arrays.copyOf(_, n))
+    def codesOf(column: Array[Long]) =
+      if (column.length == n) column else java.util.Arrays.copyOf(column, n)
+    val first = codesOf(columns(0))
+    val second = columns.lift(1).map(codesOf)
     val (order, x, y) = second match {
       case Some(seconds) if thenBySecond => lexicographic(first, seconds)
       case _ =>
