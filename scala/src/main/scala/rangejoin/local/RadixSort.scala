@@ -33,14 +33,27 @@ object RadixSort {
   def sort(keys: Array[Long]): Sorted = {
     val n = keys.length
     if (ascending(keys)) return Sorted(Array.range(0, n), keys)
-    var min = Long.MaxValue
-    var max = Long.MinValue
-    var i = 0
-    while (i < n) { min = math.min(min, keys(i)); max = math.max(max, keys(i)); i += 1 }
-    val rangeBits = 64 - java.lang.Long.numberOfLeadingZeros(max - min)
+    val range = KeyRange.of(keys)
     val indexBits = 32 - Integer.numberOfLeadingZeros(n - 1)
-    if (rangeBits + indexBits <= 64) packed(keys, min, rangeBits, indexBits)
-    else sideBySide(keys, min, rangeBits)
+    if (range.bits + indexBits <= 64) packed(keys, range.min, range.bits, indexBits)
+    else sideBySide(keys, range.min, range.bits)
+  }
+
+  /**
+   * The smallest of some keys, and the bits that their distances above it span (unsigned: a
+   * distance may exceed `Long.MaxValue`); 0 bits for no keys or equal keys.
+   */
+  final case class KeyRange(min: Long, bits: Int)
+
+  object KeyRange {
+    def of(keys: Array[Long]): KeyRange = {
+      var min = Long.MaxValue
+      var max = Long.MinValue
+      var i = 0
+      while (i < keys.length) { min = math.min(min, keys(i)); max = math.max(max, keys(i)); i += 1 }
+      if (keys.isEmpty) KeyRange(0L, 0)
+      else KeyRange(min, 64 - java.lang.Long.numberOfLeadingZeros(max - min))
+    }
   }
 
   /** `values` in `order`: `result(k) = values(order(k))`. */

@@ -7,6 +7,7 @@ import org.apache.spark.unsafe.Platform
 
 import rangejoin.execution.blocks.{HeapBudget, PackedRows, RowKeys}
 import rangejoin.local.RadixSort
+import rangejoin.local.RadixSort.KeyRange
 
 /**
  * The build input of a broadcast range join as it is broadcast: its rows whose leading keys are
@@ -143,60 +144,40 @@ object SortedBuildRows {
    * a sort on `second`, then a stable one on `first`.
    */
   private def lexicographic(first: Array[Long], second: Array[Long])
-      : (Array[Int], Array[Long], Some[Array[Long]]) =
-    combinedBits(first, second) match {
-      case Some(secondBits) =>
-        val (firstMin, secondMin) = (min(first), min(second))
-        val words = new Array[Long](first.length)
-        var i = 0
-        while (i < words.length) {
-          words(i) = (first(i) - firstMin) << secondBits | (second(i) - secondMin)
-          i += 1
-        }
-        val sorted = RadixSort.sort(words)
-        val (x, y) = (new Array[Long](words.length), new Array[Long](words.length))
-        val mask = (1L << secondBits) - 1
-        i = 0
-        while (i < words.length) {
-          val word = sorted.keys(i)
-          x(i) = (word >>> secondBits) + firstMin
-          y(i) = (word & mask) + secondMin
-          i += 1
-        }
-        (sorted.order, x, Some(y))
-      case None =>
-        val bySecond = RadixSort.sortedIndices(second)
-        val byFirst = RadixSort.sort(RadixSort.gather(first, bySecond))
-        val order = byFirst.order
-        var k = 0
-        while (k < order.length) { order(k) = bySecond(order(k)); k += 1 }
-        (order, byFirst.keys, Some(RadixSort.gather(second, order)))
+      : (Array[Int], Array[Long], Some[Array[Long]]) = {
+    val (firstRange, secondRange) = (KeyRange.of(first), KeyRange.of(second))
+    if (combinable(firstRange, secondRange)) {
+      val (firstMin, secondMin, secondBits) = (firstRange.min, secondRange.min, secondRange.bits)
+      val words = new Array[Long](first.length)
+      var i = 0
+      while (i < words.length) {
+        words(i) = (first(i) - firstMin) << secondBits | (second(i) - secondMin)
+        i += 1
+      }
+      val sorted = RadixSort.sort(words)
+      val (x, y) = (new Array[Long](words.length), new Array[Long](words.length))
+      val mask = (1L << secondBits) - 1
+      i = 0
+      while (i < words.length) {
+        val word = sorted.keys(i)
+        x(i) = (word >>> secondBits) + firstMin
+        y(i) = (word & mask) + secondMin
+        i += 1
+      }
+      (sorted.order, x, Some(y))
+    } else {
+      val bySecond = RadixSort.sortedIndices(second)
+      val byFirst = RadixSort.sort(RadixSort.gather(first, bySecond))
+      val order = byFirst.order
+      var k = 0
+      while (k < order.length) { order(k) = bySecond(order(k)); k += 1 }
+      (order, byFirst.keys, Some(RadixSort.gather(second, order)))
     }
-
-  /**
-   * The bits of the second code's range, when the ranges of both codes (as distances above their
-   * smallest values) fit in 63 bits together, which one sort of combined words then orders.
-   */
-  private[broadcast] def combinedBits(first: Array[Long], second: Array[Long]): Option[Int] = {
-    def rangeBits(codes: Array[Long]): Int =
-      if (codes.isEmpty) 0 else 64 - java.lang.Long.numberOfLeadingZeros(max(codes) - min(codes))
-    val secondBits = rangeBits(second)
-    if (rangeBits(first) + secondBits <= 63) Some(secondBits) else None
   }
 
-  private def min(codes: Array[Long]): Long = {
-    var m = Long.MaxValue
-    var i = 0
-    while (i < codes.length) { m = math.min(m, codes(i)); i += 1 }
-    m
-  }
-
-  private def max(codes: Array[Long]): Long = {
-    var m = Long.MinValue
-    var i = 0
-    while (i < codes.length) { m = math.max(m, codes(i)); i += 1 }
-    m
-  }
+  /** Whether codes of these ranges fit in 63 bits together, which one sort of words orders. */
+  private[broadcast] def combinable(first: KeyRange, second: KeyRange): Boolean =
+    first.bits + second.bits <= 63
 
   /** The rows a carrier made by [[SortedBuildRows#toCarrier]] holds. */
   def fromCarrier(carrier: UnsafeRow): SortedBuildRows = {

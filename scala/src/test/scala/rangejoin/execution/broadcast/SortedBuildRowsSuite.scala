@@ -11,6 +11,7 @@ import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
 import rangejoin.execution.blocks.KeyEncoder
+import rangejoin.local.RadixSort.KeyRange
 
 /**
  * The broadcast form of a broadcast range join's build input: what the driver packs must reach a
@@ -96,7 +97,7 @@ class SortedBuildRowsSuite extends AnyFunSuite {
         val code = BroadcastRangeIndex.code(types(i))
         kept.map(code(_, i)).toArray
       }
-      SortedBuildRows.combinedBits(codes(0), codes(1)).isDefined
+      SortedBuildRows.combinable(KeyRange.of(codes(0)), KeyRange.of(codes(1)))
     }
     (1 to 3).foreach { seed =>
       val narrow = rows(seed, wideY = false)
