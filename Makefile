@@ -133,7 +133,7 @@ test-quick: $(SBT_LAUNCHER) build
 	$(PY) -m pytest -q tests/package
 
 test-scala: $(SBT_LAUNCHER) build
-	$(SBT) test
+	dev/failures_at_end.sh target/logs/test-scala.log $(SBT) test
 
 # The smoke set on each other build, all in one sbt JVM: the tests of SMOKE_SUITES tagged
 # rangejoin.EveryLine (every operator and join type, differentially, with fewer random queries;
@@ -144,7 +144,7 @@ SMOKE_SUITES := rangejoin.DifferentialSuite rangejoin.BroadcastRangeJoinSuite \
 SMOKE := testOnly $(SMOKE_SUITES) -- -n rangejoin.EveryLine
 SMOKE_QUERIES ?= 30
 test-versions: $(SBT_LAUNCHER) $(PYSPARK_JAR_DIRS)
-	RANGEJOIN_FUZZ_QUERIES=$(SMOKE_QUERIES) \
+	RANGEJOIN_FUZZ_QUERIES=$(SMOKE_QUERIES) dev/failures_at_end.sh target/logs/test-versions.log \
 	  $(SBT) $(call each_build,$(OTHER_BUILDS),package "$(SMOKE)")
 	touch $(foreach b,$(OTHER_BUILDS),$(call jar_of,$(b)))
 
@@ -210,7 +210,7 @@ FUZZ_SUITES     := rangejoin.DifferentialSuite rangejoin.BroadcastRangeJoinSuite
   rangejoin.PairFreeAggregatesSuite rangejoin.AsOfJoinSuite
 fuzz: $(SBT_LAUNCHER) build
 	RANGEJOIN_FUZZ_QUERIES=$(FUZZ_QUERIES) RANGEJOIN_FUZZ_FIRST_SEED=$(FUZZ_FIRST_SEED) \
-	  $(SBT) "testOnly $(FUZZ_SUITES)"
+	  dev/failures_at_end.sh target/logs/fuzz.log $(SBT) "testOnly $(FUZZ_SUITES)"
 
 ## Every bench target writes its page of the documentation, docs/benchmarks/<name>.md, whole: a
 ## header with the date, the machine, the versions, the commit and the command, then its tables.
