@@ -285,6 +285,21 @@ class KeyedJoinSuite extends RangeJoinTestBase {
         checkOperator(query, Some("KeyedIntervalJoin"))
       }
       assert(rows.head > 400, s"$rows")
+      // Outputs of only the intervals' columns (a projection above keeps them): the probe drops
+      // each point after its probe.
+      for (
+        query <- Seq(
+          s"SELECT r.id, r.e FROM l JOIN r ON $condition",
+          s"SELECT count(*), count(r.id), sum(r.s) FROM l LEFT JOIN r ON $condition",
+          s"SELECT r.id FROM l JOIN r ON $condition AND r.id % 3 <> 0",
+          s"SELECT count(*) FROM l LEFT SEMI JOIN r ON $condition",
+          s"SELECT count(*) FROM l LEFT ANTI JOIN r ON $condition"
+        )
+      ) {
+        val (_, plan) = checkOperatorPlan(query, Some("KeyedIntervalJoin"))
+        val join = collect(plan) { case j: KeyedIntervalJoinExec => j }.head
+        assert(!join.readsStreamedColumns, query)
+      }
     }
   }
 

@@ -4,6 +4,7 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
   Attribute,
+  AttributeSet,
   BindReferences,
   Expression,
   GenericInternalRow,
@@ -307,12 +308,22 @@ case class KeyedIntervalJoinExec(
       BindReferences.bindReferences(streamedKeys, streamedPlan.output),
       new AsOfValue(BindReferences.bindReference(interval.point, streamedPlan.output)),
       streamedPlan.output.map(_.dataType),
+      readsStreamedColumns,
       predicate.map(p => (s: InternalRow, i: InternalRow) => p.eval(ordered(s, i))),
       emit,
       outputs,
       metrics.walked,
       memory
     ).join(streamed)
+  }
+
+  /**
+   * Whether the output or the residual reads a column of the streamed input: if not, the probe
+   * need not keep the streamed rows once they have probed.
+   */
+  private[rangejoin] def readsStreamedColumns: Boolean = {
+    val read = AttributeSet(output) ++ AttributeSet(residual.toSeq.flatMap(_.references))
+    read.intersect(streamedPlan.outputSet).nonEmpty
   }
 
   /** The flag an existence join outputs, else a placeholder that its output does not read. */

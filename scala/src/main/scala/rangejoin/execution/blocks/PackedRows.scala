@@ -105,26 +105,12 @@ final class PackedRows(val numFields: Int, val data: Array[Byte], val offsets: A
   def bucketed(buckets: Array[Int], numBuckets: Int, moved: Array[Int], budget: HeapBudget)
       : PackedRows = {
     val n = size
-    // Each bucket's rows and bytes, then its first row and first byte in the copy.
-    val nextRow = new Array[Int](numBuckets)
+    // Each bucket's first row, then its first byte, in the copy.
+    val nextRow = BucketOrder.firsts(buckets, n, numBuckets)
     val nextByte = new Array[Int](numBuckets)
     var i = 0
-    while (i < n) {
-      nextRow(buckets(i)) += 1
-      nextByte(buckets(i)) += rowBytes(i)
-      i += 1
-    }
-    var b = 0
-    var rows = 0
-    var bytes = 0
-    while (b < numBuckets) {
-      val (bucketRows, bucketBytes) = (nextRow(b), nextByte(b))
-      nextRow(b) = rows
-      nextByte(b) = bytes
-      rows += bucketRows
-      bytes += bucketBytes
-      b += 1
-    }
+    while (i < n) { nextByte(buckets(i)) += rowBytes(i); i += 1 }
+    val bytes = BucketOrder.countsToStarts(nextByte)
     budget.allocate(bytes + 4L * (n + 1))
     val data = new Array[Byte](bytes)
     val starts = new Array[Int](n + 1)

@@ -35,6 +35,8 @@ trait IntervalOutput {
  * @param keys the streamed rows' equality keys, bound to their columns
  * @param point the streamed rows' point; a NULL point meets no interval
  * @param types the streamed rows' column types
+ * @param carried whether `residual` or `output` read the streamed rows' columns: if not, they
+ *   get a row whose columns must not be read, and the streamed rows are not copied for them
  * @param residual whether a streamed row and an indexed row that holds its point join, when
  *   the join's condition has more than the keys and the interval
  * @param walked counts the candidates walked
@@ -44,6 +46,7 @@ final class IntervalProbe(
     keys: Seq[Expression],
     point: AsOfValue,
     types: Seq[DataType],
+    carried: Boolean,
     residual: Option[(InternalRow, InternalRow) => Boolean],
     emit: StreamEmit,
     output: IntervalOutput,
@@ -60,7 +63,8 @@ final class IntervalProbe(
         point,
         types,
         budget,
-        streamed
+        streamed,
+        carried
       )
       private val cursor = new IntervalCursor(index, walked)
       private var row: InternalRow = _

@@ -1,10 +1,15 @@
 package rangejoin.execution.keyed
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{
+  Expression,
+  GenericInternalRow,
+  UnsafeProjection,
+  UnsafeRow
+}
 import org.apache.spark.sql.types.DataType
 
-import rangejoin.execution.blocks.{HeapBudget, PackedRows}
+import rangejoin.execution.blocks.{BucketOrder, HeapBudget, PackedRows}
 
 /**
  * The rows that probe an index ([[Probes]]) a batch at a time, each batch in order of the index's
@@ -19,9 +24,16 @@ import rangejoin.execution.blocks.{HeapBudget, PackedRows}
  * a join's output anyway. Rows with no group (a NULL key or value, or a key the index lacks) go
  * with the first region.
  *
+ * Where nothing reads the probing rows' columns once they have probed (`carried` false: the
+ * join's output and residual read none of them, as in an aggregate of the other input's columns
+ * only), a batch keeps only the rows' groups and codes in region order, and [[row]] is a
+ * placeholder whose columns must not be read ([[ProbeBatches.Uncarried]]): the rows are packed
+ * only for the lookups and dropped after them, never copied into region order.
+ *
  * The batch and its arrays are allocated from `budget`, and freed once the rows run out.
  *
  * @param types the probing rows' column types
+ * @param carried whether the rows' columns are read after their probes
  */
 final class ProbeBatches(
     index: AsOfIndex,
@@ -30,7 +42,8 @@ final class ProbeBatches(
     value: RowCode,
     types: Seq[DataType],
     budget: HeapBudget,
-    rows: Iterator[InternalRow]
+    rows: Iterator[InternalRow],
+    carried: Boolean
 ) extends Probes(index, keys, value) {
   private val toUnsafe = UnsafeProjection.create(types.toArray)
   private var batch: PackedRows = _
@@ -50,15 +63,17 @@ final class ProbeBatches(
   private var lastRows = PackedRows.InitialRows
   private var lastBytes = PackedRows.InitialBytes
 
-  /** The current row, pointed into the batch. */
-  val row = new UnsafeRow(types.size)
+  private val carriedRow = new UnsafeRow(types.size)
+
+  /** The current row, pointed into the batch; a placeholder unless the rows are `carried`. */
+  val row: InternalRow = if (carried) carriedRow else new ProbeBatches.Uncarried(types.size)
 
   def advance(): Boolean =
     if (position >= size && !refill()) false
     else {
       group = groups(position)
       code = codes(position)
-      batch.row(position, row)
+      if (carried) batch.row(position, carriedRow)
       position += 1
       true
     }
@@ -98,7 +113,8 @@ final class ProbeBatches(
     }
     // Each row's region is replaced by its place in the batch's order.
     val moved = regionsIn
-    batch = arrived.bucketed(regionsIn, regions.count, moved, budget)
+    if (carried) batch = arrived.bucketed(regionsIn, regions.count, moved, budget)
+    else BucketOrder.place(regionsIn, n, regions.count, moved)
     budget.free(arrived.sizeInBytes)
     var i = 0
     while (i < n) {
@@ -133,4 +149,18 @@ object ProbeBatches {
 
   /** Bytes of rows per batch at most, so that wide rows make shorter batches. */
   val BatchBytes: Int = 32 << 20
+
+  /**
+   * The row of a batch that keeps no columns: as many columns as the probing rows, none of which
+   * may be read. Reading one is a bug in the caller, which fails here instead of reading another
+   * row's bytes.
+   */
+  final class Uncarried(numFields: Int) extends GenericInternalRow(numFields) {
+    override protected def genericGet(ordinal: Int): Any = unread()
+    override def isNullAt(ordinal: Int): Boolean = unread()
+    override def copy(): GenericInternalRow = unread()
+
+    private def unread(): Nothing =
+      throw new IllegalStateException("A probing row's columns were read after they were dropped.")
+  }
 }

@@ -71,6 +71,7 @@ object Probes {
    *
    * @param types the probing rows' column types
    * @param budget what batches allocate from
+   * @param carried whether the rows' columns are read after their probes ([[ProbeBatches]])
    */
   def apply(
       index: AsOfIndex,
@@ -79,10 +80,11 @@ object Probes {
       value: RowCode,
       types: Seq[DataType],
       budget: HeapBudget,
-      rows: Iterator[InternalRow]
+      rows: Iterator[InternalRow],
+      carried: Boolean = true
   ): Probes =
     if (regions.count == 1) new ProbeStream(index, keys, value, rows)
-    else new ProbeBatches(index, regions, keys, value, types, budget, rows)
+    else new ProbeBatches(index, regions, keys, value, types, budget, rows, carried)
 }
 
 /**

@@ -178,6 +178,31 @@ class ProbesSuite extends AnyFunSuite {
     assert(!inRegionOrder(out), "each batch is ordered on its own")
   }
 
+  test("rows not carried: the same groups and codes in the same order, no row to read") {
+    val idx = index(Seq(60000) ++ Seq.fill(3000)(7))
+    val regions = new ProbeRegions(idx, idx.sizeInBytes)
+    assert(regions.count > 1)
+    // Wide rows: carried, they make several batches.
+    val rows = probes(40000, 3001, padBytes = 2000)
+    def drained(carried: Boolean) = {
+      val budget = new CountingBudget()
+      val probing = Probes(idx, regions, keys, value, types, budget, rows.iterator, carried)
+      val out = Iterator
+        .continually(probing.advance())
+        .takeWhile(identity)
+        .map(_ => (probing.group, probing.code))
+        .toVector
+      assert(budget.held == 0, "everything allocated is freed")
+      (out, probing.row)
+    }
+    val (carriedOut, _) = drained(carried = true)
+    val (out, row) = drained(carried = false)
+    assert(out == carriedOut)
+    assert(row.numFields == types.size)
+    for (read <- Seq[InternalRow => Any](_.getLong(0), _.isNullAt(1), _.copy()))
+      intercept[IllegalStateException](read(row))
+  }
+
   test("an index that fits in one region is probed by the input's own rows, as they arrive") {
     val (regions, out) = probeAll(Seq.fill(50)(20), 5000, padBytes = 0)
     assert(regions.count == 1)
