@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.util.TypeUtils
 import org.apache.spark.sql.execution.metric.SQLMetric
 
 import rangejoin.condition.AsOfDirection
+import rangejoin.local.SortedSearch
 
 /**
  * Finds an as-of join's answer for one left row among the right rows of its key group in an
@@ -69,7 +70,7 @@ final class AsOfSearch(
       fullSearches += 1
       return searchAll(index, start, end)
     }
-    val above = upperBound(codes, start, end, l)
+    val above = SortedSearch.upperBound(codes, start, end, l)
     direction match {
       case AsOfDirection.Backward => walk(index, l, above - 1, start - 1, -1)
       case AsOfDirection.Forward => walk(index, l, lowerBound(codes, start, above, l), end, 1)
@@ -159,16 +160,6 @@ final class AsOfSearch(
   private def within(a: Long, b: Long): Boolean = {
     val d = a - b
     ((a ^ b) & (a ^ d)) >= 0 && d >= range._1 && d <= range._2
-  }
-
-  /** The first position in `[from, until)` whose code exceeds `l`. */
-  private def upperBound(codes: Array[Long], from: Int, until: Int, l: Long): Int = {
-    var (lo, hi) = (from, until)
-    while (lo < hi) {
-      val mid = (lo + hi) >>> 1
-      if (codes(mid) <= l) lo = mid + 1 else hi = mid
-    }
-    lo
   }
 
   /** The first position in `[from, until)` whose code is at least `l`. */

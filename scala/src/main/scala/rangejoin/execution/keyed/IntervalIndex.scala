@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
 import org.apache.spark.sql.types.DataType
 
 import rangejoin.execution.blocks.{HeapBudget, PackedRows}
+import rangejoin.local.SortedSearch
 
 /**
  * One bound of an interval, read from a row as the inclusive code of the points it admits: a
@@ -72,16 +73,8 @@ final class IntervalIndex private (
   def start(group: Int): Int = byLower.start(group)
 
   /** One past the last position of `group` whose lower code is at most `point`. */
-  def candidatesEnd(group: Int, point: Long): Int = {
-    val codes = byLower.codes
-    var lo = byLower.start(group)
-    var hi = byLower.end(group)
-    while (lo < hi) {
-      val mid = (lo + hi) >>> 1
-      if (codes(mid) <= point) lo = mid + 1 else hi = mid
-    }
-    lo
-  }
+  def candidatesEnd(group: Int, point: Long): Int =
+    SortedSearch.upperBound(byLower.codes, byLower.start(group), byLower.end(group), point)
 
   /** Whether an interval at or before `position` in its group may end at `point` or later. */
   def reaches(position: Int, point: Long): Boolean = reach(position) >= point

@@ -1,0 +1,31 @@
+package rangejoin.local
+
+/**
+ * Binary search over a slice of ascending codes, written without a data-dependent branch: each
+ * step halves the slice and moves its base by a conditional move, so a lookup whose outcome at
+ * each step is a coin toss (a random point in a short run of codes) pays no mispredicted branch,
+ * only its `log2(n)` loads. The loop runs a number of times that depends on the slice's length
+ * alone.
+ */
+object SortedSearch {
+
+  /**
+   * One past the last position in `[from, until)` whose code is at most `key`: `from` when none
+   * is, `until` when all are.
+   *
+   * Invariant: the answer lies in `[base, base + n]`. A step looks at `codes(base + half)`: at
+   * most `key`, the answer is past it, in `[base + half + 1, base + n]`; above `key`, it is at or
+   * before it, in `[base, base + half]`; both lie in `[base', base' + n - half]`.
+   */
+  def upperBound(codes: Array[Long], from: Int, until: Int, key: Long): Int = {
+    var base = from
+    var n = until - from
+    if (n <= 0) return from
+    while (n > 1) {
+      val half = n >>> 1
+      base = if (codes(base + half) <= key) base + half else base
+      n -= half
+    }
+    if (codes(base) <= key) base + 1 else base
+  }
+}
