@@ -20,6 +20,9 @@ trait RowCode {
 
   /** The code [[of]] last read, if it had one. */
   def code: Long
+
+  /** Whether the code is a column of the row, so that reading it cannot fail. */
+  def readsColumn: Boolean = false
 }
 
 /**
@@ -47,6 +50,8 @@ final class AsOfValue(value: Expression) extends RowCode {
 
   /** The code of the value [[of]] last read, if not NULL, while its row is unchanged. */
   override def code: Long = IntegralColumn.read(last, ordinal, width)
+
+  override def readsColumn: Boolean = projection == null
 }
 
 /**

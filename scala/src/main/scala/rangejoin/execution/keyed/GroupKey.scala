@@ -35,11 +35,24 @@ sealed abstract class GroupKey {
    * `n` values) is left with no meaning: keys that can look their groups up in a pass of their
    * own keep the keys there.
    */
-  def groupsOf(rows: PackedRows, n: Int, groups: Array[Int], scratch: Array[Long]): Unit = {
+  final def groupsOf(rows: PackedRows, n: Int, groups: Array[Int], scratch: Array[Long]): Unit = {
     val row = new UnsafeRow(rows.numFields)
     var i = 0
-    while (i < n) { groups(i) = groupOf(rows.row(i, row)); i += 1 }
+    while (i < n) { collect(rows.row(i, row), i, groups, scratch); i += 1 }
+    findCollected(n, groups, scratch)
   }
+
+  /**
+   * Reads `row` as the `i`-th of a batch whose groups [[findCollected]] then finishes: sets
+   * `groups(i)` to -1 if one of its keys is NULL, else to its group or to a mark that the lookup
+   * is left for later (which a caller may still set to -1 to drop the row), with what it needs in
+   * `scratch(i)`. This one looks the group up at once.
+   */
+  def collect(row: InternalRow, i: Int, groups: Array[Int], scratch: Array[Long]): Unit =
+    groups(i) = groupOf(row)
+
+  /** Looks up the groups that [[collect]] left for later, of the first `n` rows. */
+  def findCollected(n: Int, groups: Array[Int], scratch: Array[Long]): Unit = ()
 }
 
 object GroupKey {
@@ -85,18 +98,16 @@ object GroupKey {
     /**
      * Reads every key first, then looks them all up in a loop of nothing else: one lookup does
      * not wait for the one before, so the cache misses of a table larger than the cache overlap
-     * instead of stalling one row at a time.
+     * instead of stalling one row at a time. A lookup left for later is marked by group 0.
      */
-    override def groupsOf(rows: PackedRows, n: Int, groups: Array[Int], scratch: Array[Long])
+    override def collect(row: InternalRow, i: Int, groups: Array[Int], scratch: Array[Long])
         : Unit = {
-      val row = new UnsafeRow(rows.numFields)
+      groups(i) = if (read(row)) 0 else -1
+      scratch(i) = value
+    }
+
+    override def findCollected(n: Int, groups: Array[Int], scratch: Array[Long]): Unit = {
       var i = 0
-      while (i < n) {
-        groups(i) = if (read(rows.row(i, row))) 0 else -1
-        scratch(i) = value
-        i += 1
-      }
-      i = 0
       while (i < n) {
         if (groups(i) == 0) groups(i) = ids.getValue(scratch(i))
         i += 1

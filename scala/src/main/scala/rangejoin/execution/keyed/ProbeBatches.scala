@@ -27,8 +27,10 @@ import rangejoin.execution.blocks.{BucketOrder, HeapBudget, PackedRows}
  * Where nothing reads the probing rows' columns once they have probed (`carried` false: the
  * join's output and residual read none of them, as in an aggregate of the other input's columns
  * only), a batch keeps only the rows' groups and codes in region order, and [[row]] is a
- * placeholder whose columns must not be read ([[ProbeBatches.Uncarried]]): the rows are packed
- * only for the lookups and dropped after them, never copied into region order.
+ * placeholder whose columns must not be read ([[ProbeBatches.Uncarried]]): the rows are never
+ * copied into region order. When, too, the code is a column of the rows (reading it cannot fail),
+ * each row's keys and code are read as it arrives and the row is not copied at all; otherwise the
+ * rows are packed for the lookups, which read a row's code only once its key found a group.
  *
  * The batch and its arrays are allocated from `budget`, and freed once the rows run out.
  *
@@ -47,6 +49,8 @@ final class ProbeBatches(
 ) extends Probes(index, keys, value) {
   private val toUnsafe = UnsafeProjection.create(types.toArray)
   private var batch: PackedRows = _
+  // The batch's rows as they arrived, packed for their lookups; null once they are done.
+  private var arrived: PackedRows = _
   // Each arrived row's group (-1: none), code and region (then its place in the batch's order),
   // grown as batches need; then the groups and codes in the batch's order.
   private var groupsIn = Array.emptyIntArray
@@ -54,9 +58,13 @@ final class ProbeBatches(
   private var regionsIn = Array.emptyIntArray
   private var groups = Array.emptyIntArray
   private var codes = Array.emptyLongArray
-  // The arrays' bytes per row of room: group, code and region as they arrive, then the groups
-  // and codes again in the batch's order.
-  private val bytesPerRow = 28L
+  // Each arrived row's keys, where the keys are looked up once the batch is read.
+  private var keysIn = Array.emptyLongArray
+  // The arrays' bytes per row of room: group, code, region and keys as they arrive, then the
+  // groups and codes again in the batch's order.
+  private val bytesPerRow = 36L
+  // Whether rows are read for their keys and code as they arrive, and not copied.
+  private val readOnArrival = !carried && value.readsColumn
   private var size = 0
   private var position = 0
   // The last batch's rows and bytes: the next batch's builder starts with room for as many.
@@ -87,10 +95,40 @@ final class ProbeBatches(
       groupsIn = Array.emptyIntArray
       codesIn = Array.emptyLongArray
       regionsIn = Array.emptyIntArray
+      keysIn = Array.emptyLongArray
       groups = Array.emptyIntArray
       codes = Array.emptyLongArray
       return false
     }
+    val n = if (readOnArrival) readArriving() else packArriving()
+    var r = 0
+    while (r < n) {
+      val g = groupsIn(r)
+      regionsIn(r) = if (g < 0) 0 else regions.of(g, codesIn(r))
+      r += 1
+    }
+    // Each row's region is replaced by its place in the batch's order.
+    val moved = regionsIn
+    if (carried) batch = arrived.bucketed(regionsIn, regions.count, moved, budget)
+    else BucketOrder.place(regionsIn, n, regions.count, moved)
+    if (arrived != null) budget.free(arrived.sizeInBytes)
+    arrived = null
+    var i = 0
+    while (i < n) {
+      groups(moved(i)) = groupsIn(i)
+      codes(moved(i)) = codesIn(i)
+      i += 1
+    }
+    size = n
+    position = 0
+    true
+  }
+
+  /**
+   * Packs the next batch's rows into `arrived` and looks them up: their groups and codes into
+   * `groupsIn` and `codesIn`. Returns the batch's rows.
+   */
+  private def packArriving(): Int = {
     val packed = new PackedRows.Builder(types.size, budget, lastRows, lastBytes)
     var n = 0
     while (n < ProbeBatches.BatchRows && packed.bytes < ProbeBatches.BatchBytes && rows.hasNext) {
@@ -103,28 +141,29 @@ final class ProbeBatches(
     }
     lastRows = n
     lastBytes = packed.bytes
-    val arrived = packed.result(trim = false)
+    arrived = packed.result(trim = false)
     locateAll(arrived, n, groupsIn, codesIn)
-    var r = 0
-    while (r < n) {
-      val g = groupsIn(r)
-      regionsIn(r) = if (g < 0) 0 else regions.of(g, codesIn(r))
-      r += 1
+    n
+  }
+
+  /**
+   * Reads the next batch's rows for their keys and codes as they arrive, then looks the keys up:
+   * groups and codes into `groupsIn` and `codesIn`, as [[packArriving]] finds them. Returns the
+   * batch's rows.
+   */
+  private def readArriving(): Int = {
+    var n = 0
+    while (n < ProbeBatches.BatchRows && rows.hasNext) {
+      if (n == groupsIn.length) grow()
+      val row = rows.next()
+      key.collect(row, n, groupsIn, keysIn)
+      if (groupsIn(n) >= 0) {
+        if (value.of(row)) codesIn(n) = value.code else groupsIn(n) = -1
+      }
+      n += 1
     }
-    // Each row's region is replaced by its place in the batch's order.
-    val moved = regionsIn
-    if (carried) batch = arrived.bucketed(regionsIn, regions.count, moved, budget)
-    else BucketOrder.place(regionsIn, n, regions.count, moved)
-    budget.free(arrived.sizeInBytes)
-    var i = 0
-    while (i < n) {
-      groups(moved(i)) = groupsIn(i)
-      codes(moved(i)) = codesIn(i)
-      i += 1
-    }
-    size = n
-    position = 0
-    true
+    key.findCollected(n, groupsIn, keysIn)
+    n
   }
 
   /** Doubles the room of the arrays, up to a batch's rows. */
@@ -134,6 +173,7 @@ final class ProbeBatches(
     groupsIn = java.util.Arrays.copyOf(groupsIn, rows)
     codesIn = java.util.Arrays.copyOf(codesIn, rows)
     regionsIn = java.util.Arrays.copyOf(regionsIn, rows)
+    keysIn = java.util.Arrays.copyOf(keysIn, rows)
     groups = new Array[Int](rows)
     codes = new Array[Long](rows)
   }

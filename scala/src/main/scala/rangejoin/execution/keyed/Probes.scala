@@ -17,7 +17,7 @@ import rangejoin.execution.blocks.{HeapBudget, PackedRows}
  * @param value the probing rows' code (an as-of value, a point)
  */
 abstract class Probes(index: AsOfIndex, keys: Seq[Expression], value: RowCode) {
-  private val key = index.keys(keys)
+  protected final val key: GroupKey = index.keys(keys)
 
   /** Moves to the next row; false when there is none. */
   def advance(): Boolean

@@ -4,10 +4,12 @@ import scala.util.Random
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{
+  Add,
   BoundReference,
   Cast,
   Expression,
-  GenericInternalRow
+  GenericInternalRow,
+  Literal
 }
 import org.apache.spark.sql.types.{DataType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
@@ -184,23 +186,36 @@ class ProbesSuite extends AnyFunSuite {
     assert(regions.count > 1)
     // Wide rows: carried, they make several batches.
     val rows = probes(40000, 3001, padBytes = 2000)
-    def drained(carried: Boolean) = {
+    def drained(code: RowCode, carried: Boolean) = {
       val budget = new CountingBudget()
-      val probing = Probes(idx, regions, keys, value, types, budget, rows.iterator, carried)
+      val probing = Probes(idx, regions, keys, code, types, budget, rows.iterator, carried)
       val out = Iterator
         .continually(probing.advance())
         .takeWhile(identity)
-        .map(_ => (probing.group, probing.code))
+        .map(_ => (probing.group, if (probing.group < 0) 0L else probing.code))
         .toVector
       assert(budget.held == 0, "everything allocated is freed")
       (out, probing.row)
     }
-    val (carriedOut, _) = drained(carried = true)
-    val (out, row) = drained(carried = false)
-    assert(out == carriedOut)
-    assert(row.numFields == types.size)
-    for (read <- Seq[InternalRow => Any](_.getLong(0), _.isNullAt(1), _.copy()))
-      intercept[IllegalStateException](read(row))
+    val (carriedOut, _) = drained(value, carried = true)
+    // A computed code is read after the lookups of rows packed as carried ones are: the same
+    // batches, in the same order.
+    val computed = new AsOfValue(Add(BoundReference(2, LongType, nullable = true), Literal(0L)))
+    assert(!computed.readsColumn)
+    val (packedOut, packedRow) = drained(computed, carried = false)
+    assert(packedOut == carriedOut)
+    // A code that is a column is read as each row arrives, and no row is copied, so no byte
+    // count ends a batch: all the rows are one batch, in order of region.
+    assert(value.readsColumn)
+    val (readOut, readRow) = drained(value, carried = false)
+    assert(readOut.sorted == carriedOut.sorted)
+    val regionOrder = readOut.map { case (g, code) => if (g < 0) 0 else regions.of(g, code) }
+    assert(regionOrder == regionOrder.sorted)
+    for (row <- Seq(packedRow, readRow)) {
+      assert(row.numFields == types.size)
+      for (read <- Seq[InternalRow => Any](_.getLong(0), _.isNullAt(1), _.copy()))
+        intercept[IllegalStateException](read(row))
+    }
   }
 
   test("an index that fits in one region is probed by the input's own rows, as they arrive") {
