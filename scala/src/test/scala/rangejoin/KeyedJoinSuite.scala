@@ -286,7 +286,7 @@ class KeyedJoinSuite extends RangeJoinTestBase {
       }
       assert(rows.head > 400, s"$rows")
       // Outputs of only the intervals' columns (a projection above keeps them): the probe drops
-      // each point after its probe.
+      // each point after its probe, and a join's pairs are the index's rows.
       for (
         query <- Seq(
           s"SELECT r.id, r.e FROM l JOIN r ON $condition",
@@ -299,6 +299,8 @@ class KeyedJoinSuite extends RangeJoinTestBase {
         val (_, plan) = checkOperatorPlan(query, Some("KeyedIntervalJoin"))
         val join = collect(plan) { case j: KeyedIntervalJoinExec => j }.head
         assert(!join.readsStreamedColumns, query)
+        // Pairs of only indexed columns are the index's rows, projected once to those columns.
+        assert(join.indexWritten.isDefined == !(query.contains(" SEMI ") || query.contains(" ANTI ")))
       }
     }
   }

@@ -20,6 +20,8 @@ import rangejoin.execution.keyed.{IntervalBound, IntervalCursor, IntervalIndex}
  * @param keys the intervals' equality keys
  * @param lower the intervals' lower bound
  * @param upper the intervals' upper bound
+ * @param written the columns the index keeps as its rows ([[keyed.IntervalIndex#projected]]),
+ *   or `None` for the broadcast rows
  * @param builds counts the indexes built
  * @param rowsSorted counts the rows an index build put in order
  * @param walked counts the candidates the cursors walk
@@ -29,6 +31,7 @@ final case class BroadcastIntervals(
     keys: Seq[Expression],
     lower: IntervalBound.Spec,
     upper: IntervalBound.Spec,
+    written: Option[Seq[Expression]],
     builds: SQLMetric,
     rowsSorted: SQLMetric,
     walked: SQLMetric
@@ -36,7 +39,7 @@ final case class BroadcastIntervals(
 
   /** This executor's index of the intervals. */
   def index(): IntervalIndex =
-    PerCarrier.ofRows(carrier, ("intervals", keys, lower, upper), builds) { rows =>
+    PerCarrier.ofRows(carrier, ("intervals", keys, lower, upper, written), builds) { rows =>
       val index =
         IntervalIndex.build(
           rows,
@@ -46,7 +49,7 @@ final case class BroadcastIntervals(
           Unaccounted
         )
       rowsSorted += index.sortedRows
-      index
+      written.fold(index)(index.projected(_, Unaccounted))
     }
 
   /**
@@ -54,6 +57,7 @@ final case class BroadcastIntervals(
    * when a test injects failures.
    */
   def cursor(): IntervalCursor = {
+    require(written.isEmpty, "Generated code reads the broadcast rows' columns.")
     InjectedFailures.failFirstAttempt()
     new IntervalCursor(index(), walked)
   }

@@ -152,7 +152,7 @@ case class KeyedIntervalJoinExec(
   override protected def probeCode(ctx: CodegenContext, input: Seq[ExprCode])
       : StreamProbeCodegen.Probe = {
     val cursor =
-      taskState(ctx, broadcastIntervals(), classOf[IntervalCursor], "intervalCursor")(intervals =>
+      taskState(ctx, broadcastIntervals(None), classOf[IntervalCursor], "intervalCursor")(intervals =>
         s"$intervals.cursor()"
       )
     val keys = BindReferences.bindReferences(streamedKeys, streamedPlan.output)
@@ -204,7 +204,7 @@ case class KeyedIntervalJoinExec(
     )
     val rowsSorted = metric(JoinMetric.IndexRowsSorted)
     if (broadcast) {
-      val intervals = broadcastIntervals()
+      val intervals = broadcastIntervals(indexWritten)
       streamedPlan.execute().mapPartitions { rows =>
         join(rows, _ => intervals.index(), metrics)
       }
@@ -218,13 +218,17 @@ case class KeyedIntervalJoinExec(
 
   private case class TaskMetrics(walked: SQLMetric, numOutputRows: SQLMetric, peakMemory: SQLMetric)
 
-  /** The broadcast intervals, which each executor indexes once ([[BroadcastIntervals]]). */
-  private def broadcastIntervals(): BroadcastIntervals =
+  /**
+   * The broadcast intervals, which each executor indexes once ([[BroadcastIntervals]]), keeping
+   * `written` as the index's rows if given.
+   */
+  private def broadcastIntervals(written: Option[Seq[Expression]]): BroadcastIntervals =
     BroadcastIntervals(
       indexedPlan.executeBroadcast[Array[InternalRow]](),
       boundIndexedKeys,
       lowerBound,
       upperBound,
+      written,
       metric(JoinMetric.IndexBuilds),
       metric(JoinMetric.IndexRowsSorted),
       metric(JoinMetric.CandidatesWalked)
@@ -233,7 +237,7 @@ case class KeyedIntervalJoinExec(
   private def buildIndex(rows: Iterator[InternalRow], budget: HeapBudget, rowsSorted: SQLMetric)
       : IntervalIndex = {
     val types = indexedPlan.output.map(_.dataType)
-    sortCounted(
+    val index = sortCounted(
       IntervalIndex.build(
         rows,
         boundIndexedKeys,
@@ -244,6 +248,7 @@ case class KeyedIntervalJoinExec(
       ),
       rowsSorted
     )
+    indexWritten.fold(index)(index.projected(_, budget))
   }
 
   private def sortCounted(index: IntervalIndex, rowsSorted: SQLMetric): IntervalIndex = {
@@ -284,12 +289,14 @@ case class KeyedIntervalJoinExec(
     val pairs =
       if (!emit.pairs) null
       else new PairProjection(output, leftColumns, rightColumns)
+    val indexRowIsOutput = indexWritten.isDefined
     def project(s: InternalRow, i: InternalRow) = if (pointIsLeft) pairs(s, i) else pairs(i, s)
     val padding = new GenericInternalRow(indexedPlan.output.size)
     val flag = new GenericInternalRow(1)
     lazy val streamedOnly = UnsafeProjection.create(output, streamedPlan.output :+ flagAttribute)
     val outputs = new IntervalOutput {
-      def pair(s: InternalRow, i: InternalRow): InternalRow = counted(project(s, i))
+      def pair(s: InternalRow, i: InternalRow): InternalRow =
+        counted(if (indexRowIsOutput) i else project(s, i))
       def matched(s: InternalRow): InternalRow = flagged(s, exists = true)
       def unmatched(s: InternalRow): InternalRow =
         if (emit.pairs) counted(project(s, padding))
@@ -325,6 +332,16 @@ case class KeyedIntervalJoinExec(
     val read = AttributeSet(output) ++ AttributeSet(residual.toSeq.flatMap(_.references))
     read.intersect(streamedPlan.outputSet).nonEmpty
   }
+
+  /**
+   * The output columns, bound to the indexed input's, when the index can hold them as its rows
+   * ([[keyed.IntervalIndex#projected]]): the join outputs pairs, each of them only indexed
+   * columns, and no residual reads the indexed rows. A pair is then its indexed row as it is.
+   */
+  private[rangejoin] def indexWritten: Option[Seq[Expression]] =
+    if (residual.isEmpty && !readsStreamedColumns && streamEmit.pairs)
+      Some(BindReferences.bindReferences(output, indexedPlan.output))
+    else None
 
   /** The flag an existence join outputs, else a placeholder that its output does not read. */
   private def flagAttribute: Attribute = joinType match {

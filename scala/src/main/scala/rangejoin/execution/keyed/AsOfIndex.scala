@@ -95,6 +95,12 @@ final class AsOfIndex private (
 
   /** The bytes of the rows and their codes, which lookups read. */
   def sizeInBytes: Long = rows.sizeInBytes + 8L * codes.length
+
+  /** This index with other rows, one per position: the same groups and codes. */
+  def withRows(other: PackedRows): AsOfIndex = {
+    require(other.size == rows.size, "one row per position")
+    new AsOfIndex(groups, starts, codes, other, sortedRows)
+  }
 }
 
 object AsOfIndex {

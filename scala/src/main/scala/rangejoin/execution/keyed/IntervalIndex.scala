@@ -1,7 +1,7 @@
 package rangejoin.execution.keyed
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.types.DataType
 
 import rangejoin.execution.blocks.{HeapBudget, PackedRows}
@@ -88,6 +88,31 @@ final class IntervalIndex private (
 
   /** The intervals the build put in order: 0 when they arrived in order. */
   def sortedRows: Int = byLower.sortedRows
+
+  /**
+   * This index with each position's row replaced by its projection to `columns` (bound to the
+   * rows' columns), allocated from `budget`, which the rows it replaces are freed from: for a
+   * join whose output is exactly those columns, each match's row is then its output row. The
+   * codes and bounds are unchanged: they were read from the rows before.
+   */
+  def projected(columns: Seq[Expression], budget: HeapBudget): IntervalIndex = {
+    val rows = byLower.rows
+    val projection = UnsafeProjection.create(columns)
+    val n = rows.size
+    // Room for the rows' fixed-width parts: exact for columns without variable-length values.
+    val fixedBytes = n * (UnsafeRow.calculateBitSetWidthInBytes(columns.size) + 8L * columns.size)
+    val packed = new PackedRows.Builder(
+      columns.size,
+      budget,
+      initialRows = math.max(n, 1),
+      initialBytes = math.max(8L, math.min(fixedBytes, Int.MaxValue / 2)).toInt
+    )
+    val row = new UnsafeRow(rows.numFields)
+    var i = 0
+    while (i < n) { packed += projection(rows.row(i, row)); i += 1 }
+    budget.free(rows.sizeInBytes)
+    new IntervalIndex(byLower.withRows(packed.result()), uppers, reach)
+  }
 }
 
 object IntervalIndex {
