@@ -300,7 +300,9 @@ class KeyedJoinSuite extends RangeJoinTestBase {
         val join = collect(plan) { case j: KeyedIntervalJoinExec => j }.head
         assert(!join.readsStreamedColumns, query)
         // Pairs of only indexed columns are the index's rows, projected once to those columns.
-        assert(join.indexWritten.isDefined == !(query.contains(" SEMI ") || query.contains(" ANTI ")))
+        assert(
+          join.indexWritten.isDefined == !(query.contains(" SEMI ") || query.contains(" ANTI "))
+        )
       }
     }
   }

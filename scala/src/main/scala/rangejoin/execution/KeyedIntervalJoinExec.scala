@@ -152,8 +152,9 @@ case class KeyedIntervalJoinExec(
   override protected def probeCode(ctx: CodegenContext, input: Seq[ExprCode])
       : StreamProbeCodegen.Probe = {
     val cursor =
-      taskState(ctx, broadcastIntervals(None), classOf[IntervalCursor], "intervalCursor")(intervals =>
-        s"$intervals.cursor()"
+      taskState(ctx, broadcastIntervals(None), classOf[IntervalCursor], "intervalCursor")(
+        intervals =>
+          s"$intervals.cursor()"
       )
     val keys = BindReferences.bindReferences(streamedKeys, streamedPlan.output)
     val point = BindReferences.bindReference(interval.point: Expression, streamedPlan.output)

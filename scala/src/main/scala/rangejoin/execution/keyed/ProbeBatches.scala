@@ -58,13 +58,13 @@ final class ProbeBatches(
   private var regionsIn = Array.emptyIntArray
   private var groups = Array.emptyIntArray
   private var codes = Array.emptyLongArray
-  // Each arrived row's keys, where the keys are looked up once the batch is read.
-  private var keysIn = Array.emptyLongArray
-  // The arrays' bytes per row of room: group, code, region and keys as they arrive, then the
-  // groups and codes again in the batch's order.
-  private val bytesPerRow = 36L
   // Whether rows are read for their keys and code as they arrive, and not copied.
   private val readOnArrival = !carried && value.readsColumn
+  // Each arrived row's keys, when they are read on arrival and looked up once the batch is read.
+  private var keysIn = Array.emptyLongArray
+  // The arrays' bytes per row of room: group, code, region (and keys, read on arrival) as they
+  // arrive, then the groups and codes again in the batch's order.
+  private val bytesPerRow = if (readOnArrival) 36L else 28L
   private var size = 0
   private var position = 0
   // The last batch's rows and bytes: the next batch's builder starts with room for as many.
@@ -173,7 +173,7 @@ final class ProbeBatches(
     groupsIn = java.util.Arrays.copyOf(groupsIn, rows)
     codesIn = java.util.Arrays.copyOf(codesIn, rows)
     regionsIn = java.util.Arrays.copyOf(regionsIn, rows)
-    keysIn = java.util.Arrays.copyOf(keysIn, rows)
+    if (readOnArrival) keysIn = java.util.Arrays.copyOf(keysIn, rows)
     groups = new Array[Int](rows)
     codes = new Array[Long](rows)
   }
