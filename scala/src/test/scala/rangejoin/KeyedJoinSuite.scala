@@ -291,7 +291,7 @@ class KeyedJoinSuite extends RangeJoinTestBase {
         query <- Seq(
           s"SELECT r.id, r.e FROM l JOIN r ON $condition",
           s"SELECT count(*), count(r.id), sum(r.s) FROM l LEFT JOIN r ON $condition",
-          s"SELECT r.id FROM l JOIN r ON $condition AND r.id % 3 <> 0",
+          s"SELECT r.id, r.e FROM l LEFT JOIN r ON $condition",
           s"SELECT count(*) FROM l LEFT SEMI JOIN r ON $condition",
           s"SELECT count(*) FROM l LEFT ANTI JOIN r ON $condition"
         )

@@ -337,7 +337,8 @@ case class KeyedIntervalJoinExec(
   /**
    * The output columns, bound to the indexed input's, when the index can hold them as its rows
    * ([[keyed.IntervalIndex#projected]]): the join outputs pairs, each of them only indexed
-   * columns, and no residual reads the indexed rows. A pair is then its indexed row as it is.
+   * columns, and has no residual (which would read the indexed rows' other columns). A pair is
+   * then its indexed row as it is.
    */
   private[rangejoin] def indexWritten: Option[Seq[Expression]] =
     if (residual.isEmpty && !readsStreamedColumns && streamEmit.pairs)

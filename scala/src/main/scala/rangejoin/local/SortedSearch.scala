@@ -1,11 +1,12 @@
 package rangejoin.local
 
 /**
- * Binary search over a slice of ascending codes, written without a data-dependent branch: each
- * step halves the slice and moves its base by a conditional move, so a lookup whose outcome at
- * each step is a coin toss (a random point in a short run of codes) pays no mispredicted branch,
- * only its `log2(n)` loads. The loop runs a number of times that depends on the slice's length
- * alone.
+ * Binary search over a slice of ascending codes, written for a conditional move: each step
+ * halves the slice and either moves its base or not, with nothing else depending on the
+ * comparison, a form the JIT compiles to a conditional move where the comparison's outcome is
+ * unpredictable (a random point in a short run of codes, a coin toss at each step). Such a lookup
+ * then pays its `log2(n)` loads and no mispredicted branch. The loop runs a number of times that
+ * depends on the slice's length alone.
  */
 object SortedSearch {
 

@@ -2,8 +2,8 @@ package rangejoin.execution.blocks
 
 /**
  * The stable order of items by bucket, a counting sort: bucket 0's items first, then bucket 1's,
- * and so on, each bucket's items in their order. Two passes over the buckets, one to count and
- * one to place, and no comparison.
+ * and so on, each bucket's items in their order. Two passes over the items' buckets, one to count
+ * and one to place, and no comparison.
  */
 object BucketOrder {
 

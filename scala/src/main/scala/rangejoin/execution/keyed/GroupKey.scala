@@ -44,9 +44,10 @@ sealed abstract class GroupKey {
 
   /**
    * Reads `row` as the `i`-th of a batch whose groups [[findCollected]] then finishes: sets
-   * `groups(i)` to -1 if one of its keys is NULL, else to its group or to a mark that the lookup
-   * is left for later (which a caller may still set to -1 to drop the row), with what it needs in
-   * `scratch(i)`. This one looks the group up at once.
+   * `groups(i)` to -1 if the row has no group (a NULL key; here, also a key no group has), else
+   * to its group or to a mark, never negative, that its lookup is left for later, with what the
+   * lookup needs in `scratch(i)`. Before [[findCollected]], a caller may set an entry to -1, to
+   * drop the row, and change none otherwise. This one looks the group up at once.
    */
   def collect(row: InternalRow, i: Int, groups: Array[Int], scratch: Array[Long]): Unit =
     groups(i) = groupOf(row)

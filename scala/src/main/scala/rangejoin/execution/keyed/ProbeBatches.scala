@@ -47,7 +47,7 @@ final class ProbeBatches(
     rows: Iterator[InternalRow],
     carried: Boolean
 ) extends Probes(index, keys, value) {
-  private val toUnsafe = UnsafeProjection.create(types.toArray)
+  private lazy val toUnsafe = UnsafeProjection.create(types.toArray)
   private var batch: PackedRows = _
   // The batch's rows as they arrived, packed for their lookups; null once they are done.
   private var arrived: PackedRows = _
@@ -147,9 +147,9 @@ final class ProbeBatches(
   }
 
   /**
-   * Reads the next batch's rows for their keys and codes as they arrive, then looks the keys up:
-   * groups and codes into `groupsIn` and `codesIn`, as [[packArriving]] finds them. Returns the
-   * batch's rows.
+   * Reads the next batch's rows for their keys and codes as they arrive (keys that look their
+   * groups up in a pass of their own, after the batch: [[GroupKey#collect]]), into `groupsIn`
+   * and `codesIn`, as [[packArriving]] finds them. Returns the batch's rows.
    */
   private def readArriving(): Int = {
     var n = 0
@@ -199,6 +199,7 @@ object ProbeBatches {
     override protected def genericGet(ordinal: Int): Any = unread()
     override def isNullAt(ordinal: Int): Boolean = unread()
     override def copy(): GenericInternalRow = unread()
+    override def toSeq(fieldTypes: Seq[DataType]): Seq[Any] = unread()
 
     private def unread(): Nothing =
       throw new IllegalStateException("A probing row's columns were read after they were dropped.")
